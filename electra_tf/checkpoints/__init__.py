@@ -1,0 +1,1 @@
+"""Reading and writing checkpoints with the original TF1 variable names."""

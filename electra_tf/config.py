@@ -1,0 +1,367 @@
+"""Configuration: frozen dataclasses, original hparam names, JSON presets.
+
+`PretrainingConfig` keeps the key names of the original ELECTRA
+`configure_pretraining.PretrainingConfig`, so an original `--hparams` JSON loads
+unchanged, and derives the same values in the same way (model sizes,
+generator width and depth, `max_predictions_per_seq`, debug defaults). One
+vocabulary of names is used throughout: the original's.
+"""
+
+import dataclasses
+import difflib
+import importlib.resources
+import json
+import os
+import typing
+from typing import Any, Mapping, Optional
+
+import tensorflow as tf
+
+from electra_tf import errors
+
+MODEL_SIZES = {
+    "small": {"hidden_size": 256, "num_hidden_layers": 12},
+    "base": {"hidden_size": 768, "num_hidden_layers": 12},
+    "large": {"hidden_size": 1024, "num_hidden_layers": 24},
+}
+# The original's `"debug": true` trains this model, whatever else is set.
+DEBUG_MODEL = {"num_hidden_layers": 3, "hidden_size": 144,
+               "intermediate_size": 144 * 4, "num_attention_heads": 4}
+DEBUG_DEFAULTS = {"train_batch_size": 8, "num_train_steps": 20,
+                  "eval_batch_size": 4, "iterations_per_loop": 1,
+                  "num_eval_steps": 2}
+SMALL_EMBEDDING_SIZE = 128
+OBJECTIVES = ("electra", "mlm", "electra_15", "replace_mlm", "all_tokens_mlm")
+OPTIMIZERS = ("adamw", "lamb")
+PRECISIONS = ("float32", "mixed_bfloat16", "mixed_float16")
+
+
+@dataclasses.dataclass(frozen=True)
+class EncoderConfig:
+  """Hyperparameters of one Transformer encoder (the original BertConfig).
+
+  `embedding_size` is the width of the token/position/type embeddings; when
+  it differs from `hidden_size` the encoder projects up to `hidden_size`.
+  """
+  vocab_size: int = 30522
+  hidden_size: int = 256
+  num_hidden_layers: int = 12
+  num_attention_heads: int = 4
+  intermediate_size: int = 1024
+  hidden_act: str = "gelu"
+  hidden_dropout_prob: float = 0.1
+  attention_probs_dropout_prob: float = 0.1
+  max_position_embeddings: int = 512
+  type_vocab_size: int = 2
+  initializer_range: float = 0.02
+  embedding_size: int = 128
+
+  def __post_init__(self):
+    if self.hidden_size % self.num_attention_heads:
+      raise errors.ConfigError(
+          f"hidden_size {self.hidden_size} is not a multiple of "
+          f"num_attention_heads {self.num_attention_heads}")
+
+  @property
+  def head_size(self):
+    return self.hidden_size // self.num_attention_heads
+
+  def to_dict(self):
+    return dataclasses.asdict(self)
+
+
+# Keys of the original BertConfig that `model_hparam_overrides` may set.
+BERT_CONFIG_KEYS = tuple(f.name for f in dataclasses.fields(EncoderConfig)
+                         if f.name != "embedding_size")
+
+
+@dataclasses.dataclass(frozen=True)
+class PretrainingConfig:
+  """Pretraining hyperparameters under the original ELECTRA names.
+
+  Build it with `from_hparams` (or `load_pretraining_config`), which validates
+  keys and derives values exactly as the original. Points to know:
+
+  * `untied_generator=True` (the default) gives the generator its own
+    Transformer; False shares every Transformer weight with the
+    discriminator. `untied_generator_embeddings=False` (the default) shares
+    the whole embedding block (word, position, type, LayerNorm).
+  * `generator_hidden_size` and `generator_layers` are fractions of the
+    discriminator's width and depth.
+  * Fields after `max_predictions_per_seq` are this project's additions.
+
+  >>> config = PretrainingConfig.from_hparams({"model_size": "base"})
+  >>> config.discriminator_config.num_attention_heads
+  12
+  >>> config.generator_config.hidden_size, config.max_predictions_per_seq
+  (192, 19)
+  """
+  model_name: str = "electra"
+  debug: bool = False
+  do_train: bool = True
+  do_eval: bool = False
+  electra_objective: bool = True
+  electric_objective: bool = False
+  gen_weight: float = 1.0
+  disc_weight: float = 50.0
+  mask_prob: float = 0.15
+  learning_rate: float = 5e-4
+  lr_decay_power: float = 1.0
+  weight_decay_rate: float = 0.01
+  num_warmup_steps: int = 10000
+  iterations_per_loop: int = 200
+  save_checkpoints_steps: int = 1000
+  num_train_steps: int = 1000000
+  num_eval_steps: int = 100
+  keep_checkpoint_max: int = 5
+  model_size: str = "small"
+  model_hparam_overrides: Mapping[str, Any] = dataclasses.field(
+      default_factory=dict)
+  embedding_size: Optional[int] = None
+  vocab_size: int = 30522
+  do_lower_case: bool = True
+  uniform_generator: bool = False
+  two_tower_generator: bool = False
+  untied_generator_embeddings: bool = False
+  untied_generator: bool = True
+  generator_layers: float = 1.0
+  generator_hidden_size: float = 0.25
+  disallow_correct: bool = False
+  temperature: float = 1.0
+  max_seq_length: int = 128
+  train_batch_size: int = 128
+  eval_batch_size: int = 128
+  use_tpu: bool = False
+  num_tpu_cores: int = 1
+  tpu_job_name: Optional[str] = None
+  tpu_name: Optional[str] = None
+  tpu_zone: Optional[str] = None
+  gcp_project: Optional[str] = None
+  pretrain_tfrecords: Optional[str] = None
+  vocab_file: Optional[str] = None
+  model_dir: Optional[str] = None
+  results_txt: Optional[str] = None
+  results_pkl: Optional[str] = None
+  max_predictions_per_seq: int = 19
+  # ---- additions of this project ----
+  objective: str = "electra"  # one of OBJECTIVES; "mlm" = electra_objective false
+  optimizer: str = "adamw"  # one of OPTIMIZERS
+  precision: str = "float32"  # one of PRECISIONS
+  seed: int = 0
+  eval_tfrecords: Optional[str] = None
+  log_every_steps: int = 0  # 0: once per host loop (iterations_per_loop)
+  jit_compile: bool = True
+  # What the user passed, so `override` re-derives from intent, not results.
+  hparams_passed: Mapping[str, Any] = dataclasses.field(
+      default_factory=dict, compare=False, repr=False)
+
+  @classmethod
+  def from_hparams(cls, hparams=None, **kwargs):
+    """Builds a config from original-style hparams (a dict or JSON string).
+
+    Unknown keys raise `ConfigError` naming the key and the closest valid one.
+    """
+    passed = dict(_as_mapping(hparams, "hparams"))
+    passed.update(kwargs)
+    passed.pop("hparams_passed", None)
+    return cls(**_resolve_pretraining(passed), hparams_passed=passed)
+
+  def override(self, hparams=None, **kwargs):
+    """Returns a new config with more hparams applied over those passed."""
+    merged = dict(self.hparams_passed)
+    merged.update(_as_mapping(hparams, "hparams"))
+    merged.update(kwargs)
+    return type(self).from_hparams(merged)
+
+  @property
+  def discriminator_config(self) -> EncoderConfig:
+    """The discriminator's encoder (the model that is kept after pretraining)."""
+    return _bert_config(self)
+
+  @property
+  def generator_config(self) -> EncoderConfig:
+    """The generator's encoder, `generator_hidden_size`/`_layers` of the
+    discriminator's, with heads and FFN width re-derived from its width."""
+    disc = self.discriminator_config
+    if not self.untied_generator or self.objective == "mlm":
+      return disc
+    hidden = int(round(disc.hidden_size * self.generator_hidden_size))
+    layers = int(round(disc.num_hidden_layers * self.generator_layers))
+    return dataclasses.replace(
+        disc, hidden_size=hidden, num_hidden_layers=layers,
+        intermediate_size=4 * hidden, num_attention_heads=max(1, hidden // 64),
+        embedding_size=(hidden if self.untied_generator_embeddings
+                        else disc.embedding_size))
+
+  def to_dict(self):
+    """All resolved values (no `hparams_passed`), JSON-serialisable."""
+    d = dataclasses.asdict(self)
+    d.pop("hparams_passed")
+    d["model_hparam_overrides"] = dict(self.model_hparam_overrides)
+    return d
+
+  def to_json(self):
+    return json.dumps(self.to_dict(), indent=2, sort_keys=True)
+
+
+def _bert_config(config):
+  """The original `get_bert_config`, plus its debug-mode model."""
+  args = dict(MODEL_SIZES[config.model_size])
+  args["vocab_size"] = config.vocab_size
+  args.update(config.model_hparam_overrides)
+  args["num_attention_heads"] = max(1, args["hidden_size"] // 64)
+  args["intermediate_size"] = 4 * args["hidden_size"]
+  args.update(config.model_hparam_overrides)
+  if config.debug:
+    args.update(DEBUG_MODEL)
+  args["embedding_size"] = (config.embedding_size
+                            if config.embedding_size is not None
+                            else args["hidden_size"])
+  return EncoderConfig(**args)
+
+
+_FIELDS = {f.name: f for f in dataclasses.fields(PretrainingConfig)
+           if f.name != "hparams_passed"}
+
+
+def _resolve_pretraining(passed):
+  """Applies passed hparams over the defaults in the original's order."""
+  for key, value in passed.items():
+    _check_key(key, _FIELDS, "pretraining hparam")
+    _check_type(key, value, _field_type(key))
+  values = {name: (f.default if f.default is not dataclasses.MISSING
+                   else f.default_factory())
+            for name, f in _FIELDS.items()}
+  values.update(passed)
+  if values["model_size"] not in MODEL_SIZES:
+    raise errors.ConfigError(
+        f"model_size {values['model_size']!r} is not one of "
+        f"{', '.join(MODEL_SIZES)}")
+  overrides = dict(values["model_hparam_overrides"])
+  for key in overrides:
+    _check_key(key, BERT_CONFIG_KEYS, "model_hparam_overrides key")
+  values["model_hparam_overrides"] = overrides
+  if "max_predictions_per_seq" not in passed:
+    values["max_predictions_per_seq"] = int(
+        (values["mask_prob"] + 0.005) * values["max_seq_length"])
+  if values["debug"]:
+    for key, value in DEBUG_DEFAULTS.items():
+      if key not in passed:
+        values[key] = value
+  if values["model_size"] == "small" and "embedding_size" not in passed:
+    values["embedding_size"] = SMALL_EMBEDDING_SIZE
+  _resolve_objective(values, passed)
+  _check_choice(values, "optimizer", OPTIMIZERS)
+  _check_choice(values, "precision", PRECISIONS)
+  for key in ("electric_objective", "two_tower_generator"):
+    if values[key]:
+      raise errors.ConfigError(
+          f"{key}=true (Electric) is not supported; only the ELECTRA recipe")
+  return values
+
+
+def _resolve_objective(values, passed):
+  """Keeps `objective` and the original's `electra_objective` consistent."""
+  _check_choice(values, "objective", OBJECTIVES)
+  if "objective" not in passed and not values["electra_objective"]:
+    values["objective"] = "mlm"
+  if values["electra_objective"] != (values["objective"] != "mlm"):
+    if "electra_objective" in passed:
+      raise errors.ConfigError(
+          f"electra_objective={values['electra_objective']} contradicts "
+          f"objective={values['objective']!r}")
+    values["electra_objective"] = values["objective"] != "mlm"
+
+
+def _check_choice(values, key, choices):
+  if values[key] not in choices:
+    raise errors.ConfigError(
+        f"{key} {values[key]!r} is not one of {', '.join(choices)}")
+
+
+def _check_key(key, valid, what):
+  if key not in valid:
+    close = difflib.get_close_matches(key, list(valid), n=1, cutoff=0.5)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise errors.ConfigError(f"unknown {what} {key!r}{hint}")
+
+
+def _field_type(name):
+  return typing.get_type_hints(PretrainingConfig)[name]
+
+
+def _check_type(key, value, annotation):
+  """Rejects values of the wrong type (a string for a number, ...)."""
+  optional = typing.get_origin(annotation) is typing.Union
+  if optional:
+    if value is None:
+      return
+    annotation = typing.get_args(annotation)[0]
+  if annotation is float:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+  elif annotation is int:
+    ok = isinstance(value, int) and not isinstance(value, bool)
+  elif annotation in (bool, str):
+    ok = isinstance(value, annotation)
+  else:  # Mapping
+    ok = isinstance(value, Mapping)
+  if not ok:
+    expected = getattr(annotation, "__name__", "mapping")
+    raise errors.ConfigError(
+        f"hparam {key!r} must be {expected}, got {value!r}")
+
+
+def _as_mapping(hparams, what):
+  """Accepts None, a mapping, a JSON string or a path to a JSON file."""
+  if hparams is None:
+    return {}
+  if isinstance(hparams, Mapping):
+    return hparams
+  text = str(hparams)
+  source = what
+  if not text.lstrip().startswith("{"):
+    if not tf.io.gfile.exists(text):
+      raise errors.ConfigError(f"{what} file not found: {text}")
+    source = text
+    with tf.io.gfile.GFile(text, "r") as f:
+      text = f.read()
+  try:
+    parsed = json.loads(text)
+  except json.JSONDecodeError as e:
+    raise errors.ConfigError(f"{source} is not valid JSON: {e}") from None
+  if not isinstance(parsed, dict):
+    raise errors.ConfigError(f"{source} must hold a JSON object")
+  return parsed
+
+
+def preset_names(kind="pretrain"):
+  """Names of the JSON presets shipped in `configs/<kind>/`."""
+  folder = importlib.resources.files("electra_tf.presets") / kind
+  return sorted(p.name[:-len(".json")] for p in folder.iterdir()
+                if p.name.endswith(".json"))
+
+
+def read_preset(name, kind="pretrain"):
+  """The hparams dict of a shipped preset, e.g. `read_preset("electra_small")`."""
+  path = importlib.resources.files("electra_tf.presets") / kind / f"{name}.json"
+  if not path.is_file():
+    close = difflib.get_close_matches(name, preset_names(kind), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise errors.ConfigError(
+        f"no {kind} preset named {name!r}{hint} "
+        f"(available: {', '.join(preset_names(kind))})")
+  hparams = json.loads(path.read_text())
+  hparams.pop("description", None)
+  return hparams
+
+
+def load_pretraining_config(preset=None, hparams=None, **kwargs):
+  """A preset (name or JSON file), then `hparams` (dict/JSON/file) over it."""
+  base = {}
+  if preset:
+    base = (_as_mapping(preset, "preset") if os.sep in preset
+            or preset.endswith(".json") else read_preset(preset))
+  merged = dict(base)
+  merged.update(_as_mapping(hparams, "hparams"))
+  merged.update(kwargs)
+  return PretrainingConfig.from_hparams(merged)

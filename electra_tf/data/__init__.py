@@ -1,0 +1,1 @@
+"""Tokenization, example building, TFRecord IO and input pipelines."""

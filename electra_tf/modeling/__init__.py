@@ -1,0 +1,1 @@
+"""The Transformer encoder and the small heads ELECTRA puts on it."""

@@ -1,0 +1,1 @@
+"""Replaced-token-detection pretraining: masking, sampling, model, losses."""

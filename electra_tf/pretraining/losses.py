@@ -1,0 +1,57 @@
+"""Pretraining losses as pure functions.
+
+Each loss is a weighted mean, `sum(w * l) / (sum(w) + 1e-6)`. The functions
+return the numerator and denominator too, so a distributed step can divide
+every replica's numerator by the global denominator and match one device.
+
+Shape legend: B batch, L sequence length, N prediction slots, V vocab size.
+"""
+
+import dataclasses
+
+import tensorflow as tf
+
+DENOMINATOR_EPS = 1e-6
+
+
+@dataclasses.dataclass(frozen=True)
+class WeightedLoss:
+  """A weighted-mean loss with its parts."""
+  per_example: tf.Tensor  # the unreduced loss, see each function
+  numerator: tf.Tensor  # scalar: sum(weights * loss)
+  denominator: tf.Tensor  # scalar: sum(weights)
+
+  @property
+  def value(self):
+    return self.numerator / (self.denominator + DENOMINATOR_EPS)
+
+
+def masked_lm_loss(mlm_logits, masked_lm_ids, masked_lm_weights):
+  """Cross-entropy of the generator at the filled prediction slots.
+
+  `per_example` is the negative log-likelihood [B, N] of every slot.
+  """
+  log_probs = tf.nn.log_softmax(tf.cast(mlm_logits, tf.float32))  # [B, N, V]
+  nll = -tf.gather(log_probs, masked_lm_ids, batch_dims=2)  # [B, N]
+  weights = tf.cast(masked_lm_weights, tf.float32)
+  return WeightedLoss(per_example=nll,
+                      numerator=tf.reduce_sum(weights * nll),
+                      denominator=tf.reduce_sum(weights))
+
+
+def discriminator_loss(disc_logits, is_fake, weights):
+  """Sigmoid cross-entropy of the replaced-token detector.
+
+  `weights` is the input mask (every real token counts) or, for the
+  ELECTRA-15% ablation, the masked positions. `per_example` is the weighted
+  mean over each sequence [B].
+  """
+  weights = tf.cast(weights, tf.float32)
+  losses = tf.nn.sigmoid_cross_entropy_with_logits(
+      labels=tf.cast(is_fake, tf.float32),
+      logits=tf.cast(disc_logits, tf.float32)) * weights  # [B, L]
+  per_example = tf.reduce_sum(losses, -1) / (
+      DENOMINATOR_EPS + tf.reduce_sum(weights, -1))
+  return WeightedLoss(per_example=per_example,
+                      numerator=tf.reduce_sum(losses),
+                      denominator=tf.reduce_sum(weights))
