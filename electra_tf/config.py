@@ -12,6 +12,7 @@ import difflib
 import importlib.resources
 import json
 import os
+import pathlib
 import typing
 from typing import Any, Mapping, Optional
 
@@ -156,14 +157,19 @@ class PretrainingConfig:
       default_factory=dict, compare=False, repr=False)
 
   @classmethod
-  def from_hparams(cls, hparams=None, **kwargs):
-    """Builds a config from original-style hparams (a dict or JSON string).
+  def from_hparams(cls, hparams=None, *, data_dir=None, **kwargs):
+    """Builds a config from original-style hparams (dict, JSON or JSON file).
 
     Unknown keys raise `ConfigError` naming the key and the closest valid one.
+    With `data_dir`, the data and model paths default to the original's
+    layout under it (`pretrain_tfrecords/`, `vocab.txt`, `models/<name>`).
     """
     passed = dict(_as_mapping(hparams, "hparams"))
     passed.update(kwargs)
     passed.pop("hparams_passed", None)
+    if data_dir is not None:
+      passed = {**_data_dir_paths(data_dir, passed.get("model_name", "electra")),
+                **passed}
     return cls(**_resolve_pretraining(passed), hparams_passed=passed)
 
   def override(self, hparams=None, **kwargs):
@@ -202,6 +208,19 @@ class PretrainingConfig:
 
   def to_json(self):
     return json.dumps(self.to_dict(), indent=2, sort_keys=True)
+
+
+def _data_dir_paths(data_dir, model_name):
+  """The original's default file locations under `data_dir`."""
+  model_dir = os.path.join(data_dir, "models", model_name)
+  return {
+      "pretrain_tfrecords": os.path.join(
+          data_dir, "pretrain_tfrecords/pretrain_data.tfrecord*"),
+      "vocab_file": os.path.join(data_dir, "vocab.txt"),
+      "model_dir": model_dir,
+      "results_txt": os.path.join(model_dir, "results", "unsup_results.txt"),
+      "results_pkl": os.path.join(model_dir, "results", "unsup_results.pkl"),
+  }
 
 
 def _bert_config(config):
@@ -334,16 +353,24 @@ def _as_mapping(hparams, what):
   return parsed
 
 
+def _presets_root():
+  """`configs/` of a source checkout, else the copy installed with the wheel."""
+  source = pathlib.Path(__file__).resolve().parent.parent / "configs"
+  if source.is_dir():
+    return source
+  return importlib.resources.files("electra_tf.presets")
+
+
 def preset_names(kind="pretrain"):
   """Names of the JSON presets shipped in `configs/<kind>/`."""
-  folder = importlib.resources.files("electra_tf.presets") / kind
+  folder = _presets_root() / kind
   return sorted(p.name[:-len(".json")] for p in folder.iterdir()
                 if p.name.endswith(".json"))
 
 
 def read_preset(name, kind="pretrain"):
   """The hparams dict of a shipped preset, e.g. `read_preset("electra_small")`."""
-  path = importlib.resources.files("electra_tf.presets") / kind / f"{name}.json"
+  path = _presets_root() / kind / f"{name}.json"
   if not path.is_file():
     close = difflib.get_close_matches(name, preset_names(kind), n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""

@@ -19,6 +19,8 @@ from electra_tf.checkpoints import tf1_names
 _IGNORED_SUFFIXES = ("/adam_m", "/adam_v")
 _IGNORED_NAMES = ("global_step", "_CHECKPOINTABLE_OBJECT_GRAPH")
 _LIST_LIMIT = 8
+# What a reader raises on unreadable or truncated files.
+_READ_ERRORS = (tf.errors.OpError, IndexError, ValueError, RuntimeError)
 
 
 def _ignored(name):
@@ -32,11 +34,21 @@ def _listing(items):
   return shown + (f" and {more} more" if more > 0 else "")
 
 
+def _first_line(error):
+  text = str(error).strip()
+  return text.splitlines()[0] if text else type(error).__name__
+
+
 def _open(path):
+  """A checkpoint reader for a file prefix or a directory."""
   try:
+    if tf.io.gfile.exists(path + ".index"):
+      # A prefix; asked first since some filesystems (ram://) report
+      # prefixes of existing files as directories.
+      return tf.compat.v1.train.NewCheckpointReader(path)
     return tf.train.load_checkpoint(path)
-  except (tf.errors.OpError, ValueError) as e:
-    message = str(e).strip().splitlines()[0] if str(e).strip() else repr(e)
+  except _READ_ERRORS as e:
+    message = _first_line(e)
     raise errors.CheckpointError(
         f"cannot read checkpoint {path}: {message}") from None
 
@@ -73,10 +85,10 @@ def load_original_checkpoint(pretrainer, path):
   for name, variable in table.items():
     try:
       value = reader.get_tensor(name)
-    except tf.errors.OpError as e:
+    except _READ_ERRORS as e:
       raise errors.CheckpointError(
-          f"cannot read {name} from checkpoint {path}: "
-          f"{str(e).splitlines()[0]}") from None
+          f"cannot read {name} from checkpoint {path} (truncated or "
+          f"corrupt?): {_first_line(e)}") from None
     variable.assign(value.astype(np.dtype(variable.dtype)))
   return sorted(table)
 

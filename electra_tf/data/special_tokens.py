@@ -3,7 +3,6 @@
 import dataclasses
 
 from electra_tf import errors
-from electra_tf import tokenization
 
 PAD = "[PAD]"
 UNK = "[UNK]"
@@ -40,4 +39,6 @@ class SpecialTokenIds:
   @classmethod
   def from_vocab_file(cls, path):
     """Reads a WordPiece vocab file (one token per line) through gfile."""
+    # Imported here: tokenization itself uses this module's token names.
+    from electra_tf import tokenization  # pylint: disable=g-import-not-at-top
     return cls.from_vocab(tokenization.load_vocab(path), source=path)

@@ -45,10 +45,14 @@ class ElectraEncoder(keras.layers.Layer):
       self.embeddings_project = keras.layers.Dense(
           config.hidden_size, kernel_initializer=activations.initializer(config),
           name="embeddings_project", dtype=policy)
-    self.blocks = [
-        transformer_block.TransformerBlock(config, name=f"layer_{i}",
-                                           dtype=policy)
-        for i in range(config.num_hidden_layers)]
+    self.blocks = []
+    for i in range(config.num_hidden_layers):
+      block = transformer_block.TransformerBlock(config, name=f"layer_{i}",
+                                                 dtype=policy)
+      # A named attribute per layer: tf.train.Checkpoint does not look
+      # inside Keras-tracked lists.
+      setattr(self, f"layer_{i}", block)
+      self.blocks.append(block)
 
   def build(self, input_shape=None):
     if not self.embeddings.built:

@@ -1,0 +1,18 @@
+"""Test-session setup shared by the doctests in electra_tf/ and tests/.
+
+Splits the host CPU into logical devices before TensorFlow starts, so the
+distributed tests can run MirroredStrategy over several "devices" in one
+process (everything else runs on the first one).
+"""
+
+import os
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+import tensorflow as tf  # pylint: disable=g-import-not-at-top
+
+NUM_LOGICAL_CPUS = 4
+
+_cpu = tf.config.list_physical_devices("CPU")[0]
+tf.config.set_logical_device_configuration(
+    _cpu, [tf.config.LogicalDeviceConfiguration()] * NUM_LOGICAL_CPUS)

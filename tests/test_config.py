@@ -1,0 +1,144 @@
+"""PretrainingConfig: original hparam names, derivations, presets, errors."""
+
+import json
+
+import pytest
+
+import electra_tf
+from electra_tf import config as config_lib
+
+ORIGINAL_KEYS_NOT_DERIVED_HERE = ()
+
+
+def test_golden_hparams_load_unchanged_and_resolve_as_the_original(golden):
+  passed = golden.info["pretraining_hparams_passed"]
+  config = electra_tf.PretrainingConfig.from_hparams(
+      passed, data_dir=".", model_name="oracle")
+  resolved = config.to_dict()
+  for key, value in golden.info["pretraining_config"].items():
+    assert resolved[key] == value, key
+
+
+def test_golden_encoder_configs_match_the_original_bert_configs(golden):
+  config = golden.config
+  for ours, theirs in ((config.discriminator_config,
+                        golden.info["discriminator_bert_config"]),
+                       (config.generator_config,
+                        golden.info["generator_bert_config"])):
+    mine = ours.to_dict()
+    for key, value in theirs.items():
+      assert mine[key] == value, key
+
+
+@pytest.mark.parametrize("size,hidden,layers,heads,ffn", [
+    ("small", 256, 12, 4, 1024),
+    ("base", 768, 12, 12, 3072),
+    ("large", 1024, 24, 16, 4096),
+])
+def test_model_sizes(size, hidden, layers, heads, ffn):
+  disc = electra_tf.PretrainingConfig.from_hparams(
+      {"model_size": size}).discriminator_config
+  assert (disc.hidden_size, disc.num_hidden_layers, disc.num_attention_heads,
+          disc.intermediate_size) == (hidden, layers, heads, ffn)
+
+
+def test_derivations_follow_the_original_order():
+  config = electra_tf.PretrainingConfig.from_hparams({})
+  assert config.embedding_size == 128  # small defaults to 128
+  assert config.max_predictions_per_seq == 19  # int(0.155 * 128)
+  base = electra_tf.PretrainingConfig.from_hparams(
+      {"model_size": "base", "generator_hidden_size": 0.33333,
+       "mask_prob": 0.25, "max_seq_length": 512})
+  assert base.embedding_size is None
+  assert base.discriminator_config.embedding_size == 768
+  assert base.max_predictions_per_seq == 130  # int(0.255 * 512)
+  gen = base.generator_config
+  assert (gen.hidden_size, gen.num_attention_heads, gen.intermediate_size,
+          gen.embedding_size) == (256, 4, 1024, 768)
+  explicit = electra_tf.PretrainingConfig.from_hparams(
+      {"model_size": "small", "embedding_size": 256})
+  assert explicit.embedding_size == 256
+  overrides = electra_tf.PretrainingConfig.from_hparams(
+      {"model_hparam_overrides": {"hidden_size": 512}})
+  assert overrides.discriminator_config.num_attention_heads == 8
+  assert overrides.discriminator_config.intermediate_size == 2048
+
+
+def test_debug_mode_defaults_and_model():
+  config = electra_tf.PretrainingConfig.from_hparams(
+      {"debug": True, "num_train_steps": 7})
+  assert (config.train_batch_size, config.num_train_steps,
+          config.iterations_per_loop) == (8, 7, 1)
+  disc = config.discriminator_config
+  assert (disc.num_hidden_layers, disc.hidden_size,
+          disc.num_attention_heads) == (3, 144, 4)
+
+
+def test_untied_embeddings_and_shared_generator_configs():
+  untied = electra_tf.PretrainingConfig.from_hparams(
+      {"untied_generator_embeddings": True})
+  assert untied.generator_config.embedding_size == 64
+  shared = electra_tf.PretrainingConfig.from_hparams(
+      {"untied_generator": False})
+  assert shared.generator_config == shared.discriminator_config
+  bert = electra_tf.PretrainingConfig.from_hparams(
+      {"electra_objective": False})
+  assert bert.objective == "mlm"
+
+
+def test_override_rederives_from_intent():
+  config = electra_tf.PretrainingConfig.from_hparams({"mask_prob": 0.15})
+  assert config.override(mask_prob=0.25).max_predictions_per_seq == 32
+
+
+@pytest.mark.parametrize("hparams,message", [
+    ({"mask_probb": 0.1}, "unknown pretraining hparam 'mask_probb'; "
+                          "did you mean 'mask_prob'?"),
+    ({"model_hparam_overrides": {"hiden_size": 3}},
+     "unknown model_hparam_overrides key 'hiden_size'; "
+     "did you mean 'hidden_size'?"),
+    ({"model_size": "medium"}, "model_size 'medium' is not one of"),
+    ({"learning_rate": "5e-4"}, "hparam 'learning_rate' must be float"),
+    ({"debug": 1}, "hparam 'debug' must be bool"),
+    ({"electric_objective": True}, "electric_objective=true"),
+    ({"objective": "mlm", "electra_objective": True}, "contradicts"),
+])
+def test_bad_hparams_name_the_key(hparams, message):
+  with pytest.raises(electra_tf.ConfigError, match=None) as info:
+    electra_tf.PretrainingConfig.from_hparams(hparams)
+  assert message in str(info.value)
+  assert "\n" not in str(info.value)
+
+
+def test_hparams_as_json_string_and_file(tmp_path):
+  text = json.dumps({"mask_prob": 0.25})
+  assert electra_tf.PretrainingConfig.from_hparams(text).mask_prob == 0.25
+  path = tmp_path / "h.json"
+  path.write_text(text)
+  assert electra_tf.PretrainingConfig.from_hparams(
+      str(path)).mask_prob == 0.25
+  with pytest.raises(electra_tf.ConfigError, match="not found"):
+    electra_tf.PretrainingConfig.from_hparams(str(tmp_path / "none.json"))
+  path.write_text("{bad json")
+  with pytest.raises(electra_tf.ConfigError, match="not valid JSON"):
+    electra_tf.PretrainingConfig.from_hparams(str(path))
+
+
+def test_every_preset_loads_and_a_missing_one_is_named():
+  names = config_lib.preset_names()
+  assert {"electra_small", "electra_small_plus_plus", "electra_base",
+          "electra_large", "tiny"} <= set(names)
+  for name in names:
+    electra_tf.load_pretraining_config(name)
+  with pytest.raises(electra_tf.ConfigError,
+                     match="no pretrain preset named 'electra_smal'; "
+                           "did you mean 'electra_small'"):
+    electra_tf.load_pretraining_config("electra_smal")
+
+
+def test_released_small_uses_a_full_width_generator():
+  config = electra_tf.load_pretraining_config("electra_small_plus_plus")
+  assert config.generator_config.hidden_size == 256
+  large = electra_tf.load_pretraining_config("electra_large")
+  assert (large.mask_prob, large.train_batch_size,
+          large.generator_config.hidden_size) == (0.25, 2048, 256)
