@@ -1,0 +1,171 @@
+"""An in-graph WordPiece tokenizer with exactly `FullTokenizer`'s output.
+
+tensorflow-text's `BasicTokenizer` differs from the original Python one in
+ways that change tokens: it case-folds with NFKC (so "ﬁ" -> "fi", "²" -> "2"),
+judges whitespace, controls, punctuation and accents with its own Unicode
+tables, and caps words by bytes rather than characters. This module rebuilds
+the basic pass from `tf.strings` ops instead, with every character class
+compiled from Python's `unicodedata` (`char_classes`), and keeps only
+tensorflow-text's `WordpieceTokenizer` and NFD normalizer:
+
+1. invalid UTF-8 -> U+FFFD (then dropped, as the original's "ignore" decode);
+2. drop NUL, U+FFFD and controls; whitespace, line/paragraph separators -> " ";
+3. surround CJK ideographs with spaces;
+4. lower-case: `tf.strings.lower` (full mapping with final sigma, as
+   `str.lower`), after mapping the characters whose lower case TF's older
+   tables lack to Python's lower case;
+5. NFD, then drop nonspacing marks (Mn);
+6. surround punctuation with spaces, split on spaces;
+7. words longer than 200 characters -> [UNK]; WordPiece the rest.
+
+The tests check equality with `FullTokenizer` on every Unicode code point,
+on invalid UTF-8 and on the golden text. Known residual difference: none.
+tensorflow-text's NFD tables may be newer than Python's, which only matters
+for code points Python thinks unassigned, and those are dropped (category
+Cn) before normalization, as in the original.
+
+Shape legend: B batch of strings, W words, T word pieces.
+"""
+
+import functools
+
+import tensorflow as tf
+import tensorflow_text as tf_text
+
+from electra_tf import tokenization
+from electra_tf.data import char_classes
+from electra_tf.data import special_tokens
+
+# Upper bound on the UTF-8 bytes of a word of MAX_CHARS_PER_WORD characters;
+# longer words are replaced by [UNK] before tensorflow-text sees them.
+MAX_BYTES_PER_CHAR = 4
+UTF8 = "UTF-8"  # spelling of tf.strings.unicode_* ops
+LOWER_UTF8 = "utf-8"  # spelling of tf.strings.lower
+
+
+@functools.lru_cache(maxsize=None)
+def _lowercase_fixes():
+  """Code points TF lower-cases unlike `str.lower()` -> Python's lower case.
+
+  Returns two int32 tuples (keys, values). Only single characters whose
+  Python lower case is one character are expected here.
+  """
+  candidates = [chr(code_point) for low, high in char_classes.codepoint_ranges(
+      lambda char: char.lower() != char and not char_classes.is_dropped(char))
+                for code_point in range(low, high + 1)]
+  with tf.init_scope():
+    tf_lowered = tf.strings.lower(candidates, encoding=LOWER_UTF8).numpy()
+  keys, values = [], []
+  for char, lowered in zip(candidates, tf_lowered):
+    if lowered.decode("utf-8") != char.lower():
+      keys.append(ord(char))
+      values.append(ord(char.lower()))
+  return tuple(keys), tuple(values)
+
+
+class TFWordpieceTokenizer(tf.Module):
+  """`FullTokenizer` as TensorFlow ops, usable inside `tf.function`.
+
+  Args:
+    vocab_file: WordPiece vocab, one token per line (any gfile path).
+    do_lower_case: lower-case and strip accents, as `FullTokenizer`.
+    strip_accents: with `do_lower_case`, remove accents after NFD.
+
+  >>> import tensorflow as tf
+  >>> with tf.io.gfile.GFile("ram://tf_doc_vocab.txt", "w") as f:
+  ...   _ = f.write("\\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]",
+  ...                          "cafe", "world", "##s", "!"]))
+  >>> tokenizer = TFWordpieceTokenizer("ram://tf_doc_vocab.txt")
+  >>> tokenizer.tokenize(tf.constant(["Café WORLDS!", ""])).to_list()
+  [[5, 6, 7, 8], []]
+  """
+
+  def __init__(self, vocab_file, do_lower_case=True, strip_accents=True,
+               name=None):
+    super().__init__(name=name)
+    vocab = tokenization.load_vocab(vocab_file)
+    special_tokens.SpecialTokenIds.from_vocab(vocab, source=vocab_file)
+    self.do_lower_case = do_lower_case
+    self.strip_accents = do_lower_case and strip_accents
+    self._vocab_table = tf.lookup.StaticHashTable(
+        tf.lookup.KeyValueTensorInitializer(
+            list(vocab.keys()), list(vocab.values()),
+            key_dtype=tf.string, value_dtype=tf.int64), default_value=-1)
+    id_to_token = [""] * (max(vocab.values()) + 1)
+    for token, index in vocab.items():
+      id_to_token[index] = token
+    self._id_to_token = tf.constant(id_to_token)  # [V]
+    self._wordpiece = tf_text.WordpieceTokenizer(
+        self._vocab_table,
+        suffix_indicator=tokenization.CONTINUATION_PREFIX,
+        max_bytes_per_word=tokenization.MAX_CHARS_PER_WORD * MAX_BYTES_PER_CHAR,
+        token_out_type=tf.int64, unknown_token=special_tokens.UNK)
+    self._compile_patterns()
+
+  def _compile_patterns(self):
+    """RE2 classes of the original's character classes, from `unicodedata`."""
+    ranges = char_classes.codepoint_ranges
+    self._dropped = char_classes.regex_class(ranges(char_classes.is_dropped))
+    self._separators = char_classes.regex_class(
+        ranges(char_classes.is_whitespace) +
+        ranges(char_classes.is_word_separator))
+    self._cjk = char_classes.regex_class(char_classes.CJK_RANGES)
+    self._marks = char_classes.regex_class(
+        ranges(char_classes.is_nonspacing_mark))
+    self._punctuation = char_classes.regex_class(
+        ranges(char_classes.is_punctuation))
+    self._lower_fixes = None
+    if self.do_lower_case:
+      keys, values = _lowercase_fixes()
+      if keys:
+        self._lower_fixes = tf.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(
+                keys, values, key_dtype=tf.int32, value_dtype=tf.int32),
+            default_value=-1)
+
+  def _lower(self, strings):
+    """`str.lower()` of each string. [B] -> [B]."""
+    if self._lower_fixes is not None:
+      code_points = tf.strings.unicode_decode(strings, UTF8)  # [B, (chars)]
+      fixed = self._lower_fixes.lookup(code_points)
+      code_points = tf.where(fixed >= 0, fixed, code_points)
+      strings = tf.strings.unicode_encode(code_points, UTF8)  # [B]
+    return tf.strings.lower(strings, encoding=LOWER_UTF8)
+
+  def split_words(self, strings):
+    """The original BasicTokenizer's words. [B] string -> [B, (W)] string."""
+    strings = tf.strings.unicode_transcode(
+        strings, UTF8, UTF8, errors="replace",
+        replacement_char=char_classes.REPLACEMENT_CHARACTER)
+    strings = tf.strings.regex_replace(strings, self._dropped, "")
+    strings = tf.strings.regex_replace(strings, self._separators, " ")
+    strings = tf.strings.regex_replace(strings, f"({self._cjk})", r" \1 ")
+    if self.do_lower_case:
+      strings = self._lower(strings)
+    if self.strip_accents:
+      strings = tf_text.normalize_utf8(strings, "NFD")
+      strings = tf.strings.regex_replace(strings, self._marks, "")
+    strings = tf.strings.regex_replace(
+        strings, f"({self._punctuation})", r" \1 ")
+    return tf.strings.split(strings)  # [B, (W)]
+
+  def tokenize(self, strings):
+    """Word-piece ids. `strings` [B] tf.string -> int32 RaggedTensor [B, (T)]."""
+    words = self.split_words(strings)  # [B, (W)]
+    word_strings = words.flat_values  # [sum(W)]
+    too_long = (tf.strings.length(word_strings, unit="UTF8_CHAR") >
+                tokenization.MAX_CHARS_PER_WORD)
+    words = words.with_flat_values(
+        tf.where(too_long, special_tokens.UNK, word_strings))
+    ids = self._wordpiece.tokenize(words)  # [B, (W), (pieces)]
+    return tf.cast(ids.merge_dims(1, 2), tf.int32)  # [B, (T)]
+
+  def ids_to_tokens(self, ids):
+    """Vocab strings of `ids` (any shape, ragged or not)."""
+    if isinstance(ids, tf.RaggedTensor):
+      return ids.with_flat_values(self.ids_to_tokens(ids.flat_values))
+    return tf.gather(self._id_to_token, ids)
+
+  def tokenize_to_pieces(self, strings):
+    """Word-piece strings. [B] tf.string -> string RaggedTensor [B, (T)]."""
+    return self.ids_to_tokens(self.tokenize(strings))
