@@ -1,0 +1,112 @@
+"""One pretraining step as seen by one replica.
+
+The step normalises the losses by GLOBAL counts: each replica divides its
+loss numerators by the denominators summed over all replicas, gradients are
+summed over replicas, clipped, and applied identically everywhere. N replicas
+thus compute exactly what one device computes for the same global batch.
+"""
+
+import tensorflow as tf
+
+from electra_tf.pretraining import losses
+from electra_tf.pretraining import metrics
+from electra_tf.training import optimization
+
+
+def _all_reduce_sum(values):
+  context = tf.distribute.get_replica_context()
+  if context is None or context.num_replicas_in_sync == 1:
+    return values
+  return context.all_reduce(tf.distribute.ReduceOp.SUM, values)
+
+
+def _replica_offset(batch_size):
+  """Global index of this replica's first example, for the noise."""
+  context = tf.distribute.get_replica_context()
+  replica = 0 if context is None else context.replica_id_in_sync_group
+  return tf.cast(replica, tf.int32) * batch_size
+
+
+def replica_loss(config, outputs):
+  """This replica's share of the global loss (shares sum to the loss)."""
+  parts = [outputs["mlm_loss_numerator"], outputs["mlm_loss_denominator"]]
+  has_disc = "disc_loss_numerator" in outputs
+  if has_disc:
+    parts += [outputs["disc_loss_numerator"], outputs["disc_loss_denominator"]]
+  denominators = _all_reduce_sum([tf.stop_gradient(p) for p in parts[1::2]])
+  loss = config.gen_weight * parts[0] / (
+      denominators[0] + losses.DENOMINATOR_EPS)
+  if has_disc:
+    loss += config.disc_weight * parts[2] / (
+        denominators[1] + losses.DENOMINATOR_EPS)
+  return loss
+
+
+class PretrainStep:
+  """Forward, backward and update for `ElectraPretrainer`.
+
+  Args:
+    model: an `ElectraPretrainer`.
+    optimizer: a built `optimization.AdamWeightDecay`.
+    loss_scale: a `DynamicLossScale` for float16 training, else None.
+  """
+
+  def __init__(self, model, optimizer, loss_scale=None):
+    self.model = model
+    self.optimizer = optimizer
+    self.loss_scale = loss_scale
+    self.config = model.config
+
+  def gradients(self, features, training=True, noise=None):
+    """Returns (summed-over-replicas gradients, replica loss, outputs)."""
+    variables = self.model.trainable_variables
+    batch_size = tf.shape(features["input_ids"])[0]
+    with tf.GradientTape() as tape:
+      outputs = self.model(
+          features, training=training, noise=noise, seed=self.config.seed,
+          step=self.optimizer.iterations,
+          example_offset=_replica_offset(batch_size))
+      loss = replica_loss(self.config, outputs)
+      scaled = loss if self.loss_scale is None else self.loss_scale.scale(loss)
+    grads = tape.gradient(scaled, variables)
+    grads = [tf.zeros_like(v) if g is None else tf.convert_to_tensor(g)
+             for g, v in zip(grads, variables)]
+    grads = _all_reduce_sum(grads)
+    if self.loss_scale is not None:
+      grads = self.loss_scale.unscale(grads)
+    return grads, loss, outputs
+
+  def __call__(self, features, training=True, noise=None):
+    """Runs one step; returns this replica's metric sums (plus the loss)."""
+    grads, loss, outputs = self.gradients(features, training, noise)
+    grads, norm = optimization.clip_by_global_norm(grads)
+    if self.loss_scale is None:
+      self.optimizer.apply(grads, self.model.trainable_variables)
+    else:
+      self.loss_scale.apply_if_finite(self.optimizer, grads, norm,
+                                      self.model.trainable_variables)
+    return training_sums(outputs, loss, norm)
+
+
+# Sums that are equal on every replica: reduce them with MEAN, not SUM.
+REPLICATED_SUMS = ("grad_norm",)
+
+
+def training_sums(outputs, loss, grad_norm):
+  """What a step reports: metric sums, loss parts, loss share, grad norm."""
+  sums = metrics.metric_sums(outputs)
+  for key in ("mlm_loss_numerator", "mlm_loss_denominator",
+              "disc_loss_numerator", "disc_loss_denominator"):
+    if key in outputs:
+      sums[key] = outputs[key]
+  sums["loss"] = loss
+  sums["grad_norm"] = grad_norm
+  return sums
+
+
+def eval_sums(model, features, batch_index):
+  """Metric sums of one eval batch: no dropout, noise seeded by batch."""
+  outputs = model(features, training=False, step=batch_index,
+                  example_offset=_replica_offset(
+                      tf.shape(features["input_ids"])[0]))
+  return metrics.metric_sums(outputs)
