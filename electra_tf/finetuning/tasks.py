@@ -1,0 +1,134 @@
+"""The finetuning task interface shared by GLUE, SQuAD and chunking.
+
+A task says what it predicts (`TaskType`, labels, metrics), the original
+recipe's defaults for it (epochs, sequence length), how to read its raw data
+and how to featurize one example into fixed-length model inputs.
+"""
+
+import abc
+import dataclasses
+import enum
+import os
+
+from absl import logging
+
+# Feature holding an example's id (per doc span for SQuAD), as the original's
+# `<task>_eid`, used to join model outputs back to examples.
+EXAMPLE_ID = "eid"
+
+# Recipe defaults of the original's FinetuningConfig.
+DEFAULT_NUM_TRAIN_EPOCHS = 3.0
+DEFAULT_MAX_SEQ_LENGTH = 128
+DEFAULT_MAX_QUERY_LENGTH = 64
+DEFAULT_DOC_STRIDE = 128
+
+# Folder below the data dir holding one folder of raw files per task.
+RAW_DATA_FOLDER = "finetuning_data"
+
+TRAIN = "train"
+DEV = "dev"
+TEST = "test"
+
+
+class TaskType(enum.Enum):
+  """What a task predicts."""
+  CLASSIFICATION = "classification"
+  REGRESSION = "regression"
+  SPAN_QA = "span_qa"
+  TAGGING = "tagging"
+
+
+@dataclasses.dataclass(frozen=True)
+class DataSettings:
+  """Reading and featurization settings (names as in the original config).
+
+  Attributes:
+    max_seq_length: length every featurized sequence is padded to.
+    double_unordered: add each training pair of a symmetric task (MRPC, STS)
+      a second time with its sentences swapped.
+    max_query_length: SQuAD questions are cut to this many tokens.
+    doc_stride: step, in tokens, between SQuAD context windows.
+  """
+  max_seq_length: int = DEFAULT_MAX_SEQ_LENGTH
+  double_unordered: bool = True
+  max_query_length: int = DEFAULT_MAX_QUERY_LENGTH
+  doc_stride: int = DEFAULT_DOC_STRIDE
+
+
+@dataclasses.dataclass
+class SkippedInput:
+  """One input a reader left out, where it was and why."""
+  location: str  # "path:line", or "path (question <id>)"
+  reason: str
+
+
+@dataclasses.dataclass
+class ReadResult:
+  """The examples read from one split, and the inputs skipped on the way."""
+  examples: list = dataclasses.field(default_factory=list)
+  skipped: list = dataclasses.field(default_factory=list)
+
+  def skip(self, location, reason):
+    """Records (and logs) an input left out, as the original does."""
+    logging.warning("Skipping %s: %s", location, reason)
+    self.skipped.append(SkippedInput(location, reason))
+
+
+class Task(abc.ABC):
+  """A finetuning task of the original recipe.
+
+  Attributes:
+    name: registry name, as in the original (`sst`, `sts`, `squad`, ...).
+    task_type: a `TaskType`.
+    labels: label strings in id order; None when the labels are numbers
+      (regression), spans (QA) or read from the data (chunking).
+    metric_names: names of `scoring` metrics, the reported one first.
+    num_train_epochs: the original's default for this task.
+    default_max_seq_length: the original's default for this task.
+    data_subdir: folder below `<data_dir>/finetuning_data` with the raw files.
+  """
+
+  def __init__(self, name, task_type, metric_names, *, labels=None,
+               num_train_epochs=DEFAULT_NUM_TRAIN_EPOCHS,
+               default_max_seq_length=DEFAULT_MAX_SEQ_LENGTH,
+               data_subdir=None):
+    self.name = name
+    self.task_type = task_type
+    self.labels = None if labels is None else tuple(labels)
+    self.metric_names = tuple(metric_names)
+    self.num_train_epochs = num_train_epochs
+    self.default_max_seq_length = default_max_seq_length
+    self.data_subdir = data_subdir or name
+
+  def settings(self, **overrides):
+    """`DataSettings` with this task's defaults, updated by `overrides`."""
+    return DataSettings(**{"max_seq_length": self.default_max_seq_length,
+                           **overrides})
+
+  def raw_data_dir(self, data_dir):
+    """Folder of this task's raw files, as the original lays them out."""
+    return os.path.join(data_dir, RAW_DATA_FOLDER, self.data_subdir)
+
+  @abc.abstractmethod
+  def read_examples(self, data_dir, split, settings=None):
+    """Reads one split (`train`, `dev`, `test`, ...) into a `ReadResult`."""
+
+  @abc.abstractmethod
+  def featurize(self, example, tokenizer, settings, is_training):
+    """Turns one example into a list of feature dicts (one per sequence).
+
+    Args:
+      example: an example from `read_examples`.
+      tokenizer: has `tokenize(text) -> list[str]` and
+        `convert_tokens_to_ids(tokens) -> list[int]`.
+      settings: `DataSettings`.
+      is_training: whether to add the training targets (SQuAD only adds
+        start/end positions for training, as the original).
+
+    Returns:
+      Dicts of int/float scalars and int32/float32 NumPy arrays of length
+      `settings.max_seq_length`, keyed by feature name.
+    """
+
+  def __repr__(self):
+    return f"{type(self).__name__}({self.name!r})"
