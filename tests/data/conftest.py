@@ -41,3 +41,19 @@ def tiny_vocab_file(tmp_path):
   path = tmp_path / "vocab.txt"
   path.write_text("\n".join(TINY_VOCAB_TOKENS) + "\n", encoding="utf-8")
   return str(path)
+
+
+@pytest.fixture(scope="session")
+def golden_example_sets():
+  """(text, vocab path, golden {seed, max_seq_length, examples}) per set."""
+  return {
+      "len128_seed3": (
+          read_testdata("data_builder", "text.txt.gz"), BERT_VOCAB,
+          json.loads(read_testdata("data_builder",
+                                   "examples_len128_seed3.json.gz"))),
+      "synthetic_len32_seed1": (
+          read_testdata("data_builder", "synthetic_text.txt"),
+          os.path.join(DATA_BUILDER, "synthetic_vocab.txt"),
+          json.loads(read_testdata("data_builder",
+                                   "synthetic_examples_len32_seed1.json"))),
+  }
