@@ -1,0 +1,166 @@
+"""SQuAD 1.1 (`squadv1`) and 2.0 (`squad`): reading the official JSON files.
+
+Raw files: `<data_dir>/finetuning_data/<task>/{train,dev}.json`. Contexts
+are split into words on whitespace, keeping each character's word index, as
+the original. Answer positions are only read for `train`; evaluation scores
+predictions against the JSON itself (`squad_scoring`).
+
+Bad input: a training answer whose character offsets fall outside the
+context or do not cover its text is skipped, logged and counted in
+`ReadResult.skipped` (the original logs "Could not find answer"); a file
+that is not JSON, or a question missing a required key, raises `DataError`
+naming the file and question.
+"""
+
+import dataclasses
+import json
+
+import tensorflow as tf
+
+from electra_tf import errors
+from electra_tf.finetuning import squad_features
+from electra_tf.finetuning import tasks
+
+SQUAD_MAX_SEQ_LENGTH = 512  # the original's defaults for QA tasks
+SQUAD_NUM_TRAIN_EPOCHS = 2.0
+# Characters the original treats as whitespace between context words.
+WHITESPACE = frozenset(" \t\r\n\u202f")
+
+
+@dataclasses.dataclass(frozen=True)
+class QAExample:
+  """One question on a whitespace-tokenized context.
+
+  Positions are word indices, set for training only (-1 when impossible).
+  """
+  eid: int
+  qas_id: str
+  question_text: str
+  doc_tokens: tuple
+  orig_answer_text: str | None = None
+  start_position: int | None = None
+  end_position: int | None = None
+  is_impossible: bool = False
+
+
+def split_words(text):
+  """Whitespace-separated words of `text`, and each character's word index.
+
+  Whitespace characters map to the word before them (-1 before the first).
+  """
+  words, char_to_word = [], []
+  previous_is_whitespace = True
+  for char in text:
+    if char in WHITESPACE:
+      previous_is_whitespace = True
+    else:
+      if previous_is_whitespace:
+        words.append(char)
+      else:
+        words[-1] += char
+      previous_is_whitespace = False
+    char_to_word.append(len(words) - 1)
+  return words, char_to_word
+
+
+def load_dataset(path):
+  """The `data` list (articles) of a SQuAD JSON file."""
+  if not tf.io.gfile.exists(path):
+    raise errors.DataError(f"SQuAD file not found: {path}")
+  with tf.io.gfile.GFile(path, "r") as f:
+    try:
+      dataset = json.load(f)
+    except json.JSONDecodeError as error:
+      raise errors.DataError(f"{path}:{error.lineno}: not valid JSON "
+                             f"({error.msg})") from None
+  if not isinstance(dataset, dict) or "data" not in dataset:
+    raise errors.DataError(f"{path}: no top-level 'data' list")
+  return dataset["data"]
+
+
+def _field(mapping, key, location):
+  if not isinstance(mapping, dict) or key not in mapping:
+    raise errors.DataError(f"{location}: missing key {key!r}")
+  return mapping[key]
+
+
+def _answer_positions(qa, words, char_to_word, location, result):
+  """(text, first word, last word) of a training answer; None if skipped."""
+  answers = _field(qa, "answers", location)
+  if not answers:
+    raise errors.DataError(f"{location}: answerable but has no answers")
+  text = _field(answers[0], "text", location)
+  offset = _field(answers[0], "answer_start", location)
+  end_offset = offset + len(text) - 1
+  if not text:
+    result.skip(location, "empty answer text")
+    return None
+  if not 0 <= offset <= end_offset < len(char_to_word):
+    result.skip(location, f"answer {text!r} at character {offset} ends "
+                "outside the context")
+    return None
+  start, end = char_to_word[offset], char_to_word[end_offset]
+  found = " ".join(words[start:end + 1]).lower()
+  expected = " ".join(text.split()).lower()
+  if expected not in found:
+    result.skip(location, f"could not find answer {expected!r} in the "
+                f"context words {found!r}")
+    return None
+  return text, start, end
+
+
+def add_paragraph_examples(paragraph, path, is_train, v2, result):
+  """Appends the examples of one paragraph's questions to `result`."""
+  words, char_to_word = split_words(_field(paragraph, "context", path))
+  for qa in _field(paragraph, "qas", path):
+    qas_id = _field(qa, "id", f"{path} (a question)")
+    location = f"{path} (question {qas_id})"
+    example = QAExample(eid=len(result.examples), qas_id=qas_id,
+                        question_text=_field(qa, "question", location),
+                        doc_tokens=tuple(words))
+    if is_train:
+      if v2 and _field(qa, "is_impossible", location):
+        example = dataclasses.replace(
+            example, orig_answer_text="", start_position=-1, end_position=-1,
+            is_impossible=True)
+      else:
+        answer = _answer_positions(qa, words, char_to_word, location, result)
+        if answer is None:
+          continue
+        text, start, end = answer
+        example = dataclasses.replace(example, orig_answer_text=text,
+                                      start_position=start, end_position=end)
+    result.examples.append(example)
+
+
+class SquadTask(tasks.Task):
+  """SQuAD 2.0 (`v2`, with unanswerable questions) or 1.1."""
+
+  def __init__(self, name, v2):
+    # Keys of `squad_scoring.evaluate_v2` / `evaluate_v1`.
+    metric_names = ("exact", "f1") if v2 else ("exact_match", "f1")
+    super().__init__(name, tasks.TaskType.SPAN_QA, metric_names,
+                     num_train_epochs=SQUAD_NUM_TRAIN_EPOCHS,
+                     default_max_seq_length=SQUAD_MAX_SEQ_LENGTH)
+    self.v2 = v2
+
+  def split_path(self, data_dir, split):
+    return tf.io.gfile.join(self.raw_data_dir(data_dir), split + ".json")
+
+  def read_examples(self, data_dir, split, settings=None):
+    del settings  # nothing to set
+    path = self.split_path(data_dir, split)
+    result = tasks.ReadResult()
+    for article in load_dataset(path):
+      for paragraph in _field(article, "paragraphs", path):
+        add_paragraph_examples(paragraph, path, split == tasks.TRAIN,
+                               self.v2, result)
+    return result
+
+  def featurize(self, example, tokenizer, settings, is_training):
+    return [span.features for span in squad_features.featurize_spans(
+        example, tokenizer, settings, is_training)]
+
+
+SQUAD_V2 = SquadTask("squad", v2=True)
+SQUAD_V1 = SquadTask("squadv1", v2=False)

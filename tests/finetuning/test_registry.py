@@ -1,0 +1,46 @@
+"""The task registry and each task's recipe defaults."""
+
+import pytest
+
+from electra_tf import errors
+from electra_tf.finetuning import registry
+from electra_tf.finetuning import scoring
+from electra_tf.finetuning import tasks
+
+
+def test_all_tasks_are_registered_under_their_original_names():
+  assert set(registry.task_names()) == {
+      "cola", "sst", "mrpc", "sts", "qqp", "mnli", "mnli-mm", "qnli", "rte",
+      "wnli", "squad", "squadv1", "chunk"}
+  for name in registry.task_names():
+    assert registry.get_task(name).name == name
+
+
+@pytest.mark.parametrize("name, epochs, max_seq_length, task_type", [
+    ("cola", 3.0, 128, tasks.TaskType.CLASSIFICATION),
+    ("rte", 10.0, 128, tasks.TaskType.CLASSIFICATION),
+    ("sts", 10.0, 128, tasks.TaskType.REGRESSION),
+    ("squad", 2.0, 512, tasks.TaskType.SPAN_QA),
+    ("squadv1", 2.0, 512, tasks.TaskType.SPAN_QA),
+    ("chunk", 3.0, 256, tasks.TaskType.TAGGING),
+])
+def test_recipe_defaults(name, epochs, max_seq_length, task_type):
+  task = registry.get_task(name)
+  assert task.num_train_epochs == epochs
+  assert task.settings().max_seq_length == max_seq_length
+  assert task.settings(max_seq_length=64).max_seq_length == 64
+  assert task.task_type is task_type
+
+
+def test_sentence_tasks_name_known_metrics():
+  for task in registry.TASKS.values():
+    if task.task_type in (tasks.TaskType.CLASSIFICATION,
+                          tasks.TaskType.REGRESSION):
+      assert set(task.metric_names) <= set(scoring.SENTENCE_METRICS)
+  assert registry.get_task("cola").metric_names[0] == "mcc"
+  assert registry.get_task("sts").metric_names[0] == "spearman"
+
+
+def test_unknown_task_lists_the_known_ones():
+  with pytest.raises(errors.ConfigError, match="'nope'.*cola"):
+    registry.get_task("nope")
