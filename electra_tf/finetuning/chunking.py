@@ -116,6 +116,12 @@ class ChunkingTask(tasks.Task):
       self._label_lists[data_dir] = tuple(sorted(all_tags))
     return self._label_lists[data_dir]
 
+  def target_shapes(self, settings, is_training):
+    del is_training  # the same features for training and eval
+    sequence = (settings.max_seq_length,)
+    return {LABELS: (sequence, np.int32), LABELS_MASK: (sequence, np.float32),
+            LABELED_POSITIONS: (sequence, np.int32)}
+
   def read_examples(self, data_dir, split, settings=None):
     del settings  # nothing to set
     label_ids = {label: i for i, label in enumerate(self.label_list(data_dir))}

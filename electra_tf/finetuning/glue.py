@@ -15,6 +15,7 @@ import abc
 import csv
 import dataclasses
 
+import numpy as np
 import tensorflow as tf
 
 from electra_tf import errors
@@ -216,6 +217,10 @@ class GlueClassificationTask(GlueTask):
                              f"{text!r}; expected one of {list(self.labels)}")
     return text
 
+  def target_shapes(self, settings, is_training):
+    del settings, is_training  # always one scalar label
+    return {LABEL_IDS: ((), np.int32)}
+
   def tfds_label(self, value, location):
     index = int(value)
     if not 0 <= index < len(self.tfds.label_names):
@@ -245,6 +250,10 @@ class GlueRegressionTask(GlueTask):
       raise errors.DataError(
           f"{location}: {self.name} score {text!r} is not a number") from None
     return self.tfds_label(score, location)
+
+  def target_shapes(self, settings, is_training):
+    del settings, is_training  # always one scalar target
+    return {TARGETS: ((), np.float32)}
 
   def tfds_label(self, value, location):
     score = float(value)

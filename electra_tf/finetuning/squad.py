@@ -15,6 +15,7 @@ naming the file and question.
 import dataclasses
 import json
 
+import numpy as np
 import tensorflow as tf
 
 from electra_tf import errors
@@ -156,6 +157,12 @@ class SquadTask(tasks.Task):
         add_paragraph_examples(paragraph, path, split == tasks.TRAIN,
                                self.v2, result)
     return result
+
+  def target_shapes(self, settings, is_training):
+    del settings  # scalar targets
+    if not is_training:
+      return {}
+    return {name: ((), np.int32) for name in squad_features.TARGET_FEATURES}
 
   def featurize(self, example, tokenizer, settings, is_training):
     return [span.features for span in squad_features.featurize_spans(

@@ -15,6 +15,7 @@ from electra_tf.finetuning import tasks
 START_POSITIONS = "start_positions"  # int: answer start in the sequence
 END_POSITIONS = "end_positions"  # int: answer end (inclusive)
 IS_IMPOSSIBLE = "is_impossible"  # int: 1 for unanswerable (SQuAD 2.0)
+TARGET_FEATURES = (START_POSITIONS, END_POSITIONS, IS_IMPOSSIBLE)
 
 # Feature id = this * example id + doc span index, as the original.
 EXAMPLE_ID_STRIDE = 1000

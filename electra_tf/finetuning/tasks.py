@@ -11,6 +11,9 @@ import enum
 import os
 
 from absl import logging
+import numpy as np
+
+from electra_tf.data import features
 
 # Feature holding an example's id (per doc span for SQuAD), as the original's
 # `<task>_eid`, used to join model outputs back to examples.
@@ -108,6 +111,23 @@ class Task(abc.ABC):
   def raw_data_dir(self, data_dir):
     """Folder of this task's raw files, as the original lays them out."""
     return os.path.join(data_dir, RAW_DATA_FOLDER, self.data_subdir)
+
+  def feature_shapes(self, settings, is_training):
+    """Name -> (shape, NumPy dtype) of each feature `featurize` returns.
+
+    What a TFRecord cache or `tf.data` pipeline needs to parse the features
+    (ints are int64 in a TFRecord, as in the original).
+    """
+    sequence = (settings.max_seq_length,)
+    shapes = {name: (sequence, np.int32)
+              for name in features.PRETRAINING_FEATURES}
+    shapes[EXAMPLE_ID] = ((), np.int32)
+    shapes.update(self.target_shapes(settings, is_training))
+    return shapes
+
+  @abc.abstractmethod
+  def target_shapes(self, settings, is_training):
+    """The task's own part of `feature_shapes`."""
 
   @abc.abstractmethod
   def read_examples(self, data_dir, split, settings=None):

@@ -1,10 +1,14 @@
 """The task registry and each task's recipe defaults."""
 
+import numpy as np
 import pytest
 
 from electra_tf import errors
+from electra_tf.finetuning import chunking
+from electra_tf.finetuning import glue
 from electra_tf.finetuning import registry
 from electra_tf.finetuning import scoring
+from electra_tf.finetuning import squad
 from electra_tf.finetuning import tasks
 
 
@@ -44,3 +48,31 @@ def test_sentence_tasks_name_known_metrics():
 def test_unknown_task_lists_the_known_ones():
   with pytest.raises(errors.ConfigError, match="'nope'.*cola"):
     registry.get_task("nope")
+
+
+def sample_example(task):
+  """A small example of the kind `task.read_examples` returns."""
+  if task.task_type is tasks.TaskType.SPAN_QA:
+    return squad.QAExample(0, "q", "who sat ?", ("the", "cat", "sat"),
+                           "cat", 1, 1)
+  if task.task_type is tasks.TaskType.TAGGING:
+    return chunking.TaggingExample(0, ("the", "cat"), ("B-NP", "E-NP"),
+                                   (0, 1))
+  return glue.SentenceExample(0, "the cat", "a dog", task.dummy_label())
+
+
+@pytest.mark.parametrize("name", registry.task_names())
+@pytest.mark.parametrize("is_training", [True, False])
+def test_featurize_returns_exactly_the_declared_features(name, is_training,
+                                                         tokenizer):
+  task = registry.get_task(name)
+  settings = task.settings(max_seq_length=16)
+  shapes = task.feature_shapes(settings, is_training)
+  for features in task.featurize(sample_example(task), tokenizer, settings,
+                                 is_training):
+    assert features.keys() == shapes.keys()
+    for feature_name, value in features.items():
+      shape, dtype = shapes[feature_name]
+      value = np.asarray(value)
+      assert value.shape == shape, feature_name
+      assert value.dtype.kind == np.dtype(dtype).kind, feature_name
