@@ -39,7 +39,7 @@ def _first_line(error):
   return text.splitlines()[0] if text else type(error).__name__
 
 
-def _open(path):
+def open_reader(path):
   """A checkpoint reader for a file prefix or a directory."""
   try:
     if tf.io.gfile.exists(path + ".index"):
@@ -60,7 +60,7 @@ def load_original_checkpoint(pretrainer, path):
   Raises `CheckpointError` listing missing and unexpected variables and shape
   mismatches. Returns the list of variable names loaded.
   """
-  reader = _open(path)
+  reader = open_reader(path)
   shapes = reader.get_variable_to_shape_map()
   table = tf1_names.pretrainer_variables(pretrainer)
   in_checkpoint = {n for n in shapes if not _ignored(n)}

@@ -39,3 +39,37 @@ def mlm_head_parameters(config, table_width):
   """dense(H, E) + LayerNorm(E) + output bias (the table itself is tied)."""
   e = table_width
   return (config.hidden_size * e + e) + 2 * e + config.vocab_size
+
+
+def encoder_forward_flops(config, seq_length):
+  """Matmul FLOPs (2 per multiply-add) of one sequence through the encoder."""
+  h, i, n = config.hidden_size, config.intermediate_size, seq_length
+  per_layer = 2 * n * (4 * h * h + 2 * h * i) + 2 * 2 * n * n * h
+  flops = config.num_hidden_layers * per_layer
+  if config.embedding_size != h:
+    flops += 2 * n * config.embedding_size * h
+  return flops
+
+
+def pretraining_flops_per_sequence(pretraining_config):
+  """Training FLOPs (forward + backward = 3x forward) of one sequence.
+
+  Counts matmuls of the generator on the masked input, its MLM head at the
+  N prediction slots, and the discriminator with its head on every token.
+  """
+  config = pretraining_config
+  disc = config.discriminator_config
+  length = config.max_seq_length
+  forward = 0
+  if config.objective == "mlm" or not config.uniform_generator:
+    gen = disc if config.objective == "mlm" else config.generator_config
+    width = (gen.hidden_size if config.untied_generator_embeddings
+             and config.objective != "mlm" else disc.embedding_size)
+    forward += encoder_forward_flops(gen, length)
+    forward += 2 * config.max_predictions_per_seq * (
+        gen.hidden_size * width + width * disc.vocab_size)
+  if config.objective != "mlm":
+    forward += encoder_forward_flops(disc, length)
+    forward += 2 * length * (disc.hidden_size * disc.hidden_size
+                             + disc.hidden_size)
+  return 3 * forward

@@ -1,0 +1,132 @@
+"""Checkpoints of a pretraining run, and the order a run resumes in.
+
+Where a run starts from, in order:
+  1. the latest checkpoint in the model dir (a resumed or pre-empted run);
+  2. `init_checkpoint`: a TF1 checkpoint with the original names (e.g. a
+     released ELECTRA model; weights, and when present `global_step` and the
+     Adam slots) or one of ours;
+  3. fresh initialisation.
+The model dir also holds `config.json`; a run whose model differs from the
+one saved there stops before anything is overwritten.
+"""
+
+import json
+import os
+
+import tensorflow as tf
+from absl import logging
+
+from electra_tf import errors
+from electra_tf.checkpoints import original_format
+from electra_tf.checkpoints import tf1_names
+
+CONFIG_FILE = "config.json"
+CHECKPOINT_PREFIX = "ckpt"
+# Hparams that change the model's variables: a model dir is tied to them.
+ARCHITECTURE_KEYS = (
+    "model_size", "model_hparam_overrides", "embedding_size", "vocab_size",
+    "debug", "objective", "uniform_generator", "untied_generator",
+    "untied_generator_embeddings", "generator_layers", "generator_hidden_size")
+
+
+def _write_atomically(path, text):
+  temp = f"{path}.tmp"
+  with tf.io.gfile.GFile(temp, "w") as f:
+    f.write(text)
+  tf.io.gfile.rename(temp, path, overwrite=True)
+
+
+def check_and_record_config(model_dir, config):
+  """Refuses a model dir made for another model; records the config."""
+  path = os.path.join(model_dir, CONFIG_FILE)
+  if tf.io.gfile.exists(path):
+    with tf.io.gfile.GFile(path) as f:
+      saved = json.load(f)
+    current = config.to_dict()
+    changed = [f"{k}: {saved.get(k)!r} in the model dir, {current[k]!r} now"
+               for k in ARCHITECTURE_KEYS if saved.get(k) != current[k]]
+    if changed:
+      raise errors.ConfigError(
+          f"model dir {model_dir} holds a run of another model config ("
+          + "; ".join(changed) + "); use a new model dir")
+  tf.io.gfile.makedirs(model_dir)
+  _write_atomically(path, config.to_json() + "\n")
+
+
+def dropout_states(model):
+  """The dropout layers' seed states: saved so a resumed run is identical."""
+  return [v for v in model.non_trainable_variables
+          if "seed_generator_state" in v.path]
+
+
+class RunCheckpoints:
+  """A `tf.train.CheckpointManager` over model, optimizer and seed states."""
+
+  def __init__(self, model_dir, model, optimizer, keep=5, every_steps=1000,
+               loss_scale=None):
+    self.model_dir = model_dir
+    self.model = model
+    self.optimizer = optimizer
+    items = dict(model=model, optimizer=optimizer,
+                 dropout_states=dropout_states(model))
+    if loss_scale is not None:
+      items["loss_scale"] = loss_scale
+    self.checkpoint = tf.train.Checkpoint(**items)
+    self.manager = tf.train.CheckpointManager(
+        self.checkpoint, model_dir, max_to_keep=keep,
+        checkpoint_name=CHECKPOINT_PREFIX, step_counter=optimizer.iterations,
+        checkpoint_interval=every_steps)
+
+  @property
+  def latest(self):
+    return self.manager.latest_checkpoint
+
+  def restore(self, init_checkpoint=None):
+    """Restores per the resume order above; returns a description."""
+    if self.latest:
+      try:
+        (self.checkpoint.read(self.latest).assert_existing_objects_matched()
+         .expect_partial())
+      except (AssertionError, ValueError, tf.errors.OpError) as e:
+        raise errors.CheckpointError(
+            f"cannot restore {self.latest} into this model: "
+            f"{str(e).strip().splitlines()[0]}") from None
+      return f"resumed from {self.latest}"
+    if init_checkpoint:
+      return self._initialize_from(init_checkpoint)
+    return "initialised from scratch"
+
+  def _initialize_from(self, path):
+    if _is_object_checkpoint(path):
+      tf.train.Checkpoint(model=self.model).read(path).expect_partial()
+      return f"initialised from {path} (weights)"
+    names = original_format.load_original_checkpoint(self.model, path)
+    reader = original_format.open_reader(path)
+    shapes = reader.get_variable_to_shape_map()
+    restored = [f"{len(names)} weights"]
+    if "global_step" in shapes:
+      self.optimizer.iterations.assign(int(reader.get_tensor("global_step")))
+      restored.append(f"global_step {int(self.optimizer.iterations)}")
+    table = tf1_names.pretrainer_variables(self.model)
+    if all(f"{n}/adam_m" in shapes and f"{n}/adam_v" in shapes
+           for n in table):
+      for name, variable in table.items():
+        m, v = self.optimizer.slots(variable)
+        m.assign(reader.get_tensor(f"{name}/adam_m"))
+        v.assign(reader.get_tensor(f"{name}/adam_v"))
+      restored.append("Adam slots")
+    logging.info("init checkpoint %s: restored %s", path, ", ".join(restored))
+    return f"initialised from {path} ({', '.join(restored)})"
+
+  def save(self, force=False):
+    """Saves if `every_steps` have passed (or `force`); returns the path."""
+    step = int(self.optimizer.iterations)
+    return self.manager.save(checkpoint_number=step, check_interval=not force)
+
+
+def _is_object_checkpoint(path):
+  try:
+    shapes = original_format.open_reader(path).get_variable_to_shape_map()
+  except errors.CheckpointError:
+    return False
+  return "_CHECKPOINTABLE_OBJECT_GRAPH" in shapes

@@ -1,0 +1,304 @@
+"""The pretraining and pretraining-eval loops under a tf.distribute strategy.
+
+One host call runs up to `iterations_per_loop` steps inside a tf.function
+(the original's TPU iterations_per_loop); calls end at checkpoint boundaries
+so checkpoints land exactly every `save_checkpoints_steps` steps.
+"""
+
+import dataclasses
+import os
+import signal
+import time
+from typing import Optional
+
+import tensorflow as tf
+from absl import logging
+
+from electra_tf import errors
+from electra_tf.data import pretrain_pipeline
+from electra_tf.modeling import sizes
+from electra_tf.pretraining import metrics
+from electra_tf.pretraining import model as model_lib
+from electra_tf.training import checkpointing
+from electra_tf.training import distribute
+from electra_tf.training import loss_scale as loss_scale_lib
+from electra_tf.training import optimization
+from electra_tf.training import precision
+from electra_tf.training import pretrain_step
+from electra_tf.training import progress as progress_lib
+
+
+class TrainingError(errors.ElectraError):
+  """Training cannot go on (a non-finite loss, unreadable data)."""
+
+
+@dataclasses.dataclass
+class RunResult:
+  """What a finished (or stopped) run reports."""
+  step: int
+  checkpoint: Optional[str]
+  metrics: dict
+  stopped_early: bool = False
+
+
+def _reduce(strategy, per_replica):
+  return {k: strategy.reduce(
+      tf.distribute.ReduceOp.MEAN if k in pretrain_step.REPLICATED_SUMS
+      else tf.distribute.ReduceOp.SUM, v, axis=None)
+          for k, v in per_replica.items()}
+
+
+def _loop_function(strategy, replica_fn, jit_compile):
+  """A tf.function running `num_steps` replicated steps; returns the sums."""
+  compiled = tf.function(replica_fn, jit_compile=True) if jit_compile else (
+      replica_fn)
+
+  @tf.function
+  def run(iterator, num_steps):
+    sums = _reduce(strategy, strategy.run(compiled, args=(next(iterator),)))
+    sums["nonfinite_steps"] = tf.cast(~tf.math.is_finite(sums["loss"]),
+                                      tf.float32)
+    for _ in tf.range(num_steps - 1):
+      step_sums = _reduce(strategy,
+                          strategy.run(compiled, args=(next(iterator),)))
+      step_sums["nonfinite_steps"] = tf.cast(
+          ~tf.math.is_finite(step_sums["loss"]), tf.float32)
+      sums = {k: sums[k] + step_sums[k] for k in sums}
+    return sums
+
+  return run
+
+
+def training_losses(config, sums):
+  """Mean losses over a host loop from the summed loss parts."""
+  out = {"mlm_loss": float(sums["mlm_loss_numerator"])
+                     / (float(sums["mlm_loss_denominator"]) + 1e-6)}
+  total = config.gen_weight * out["mlm_loss"]
+  if "disc_loss_numerator" in sums:
+    out["disc_loss"] = float(sums["disc_loss_numerator"]) / (
+        float(sums["disc_loss_denominator"]) + 1e-6)
+    total += config.disc_weight * out["disc_loss"]
+  out["total_loss"] = total
+  return out
+
+
+class _StopRequest:
+  """Turns SIGTERM (pre-emption) and Ctrl-C into a stop after this loop."""
+
+  def __init__(self):
+    self.requested = False
+    self._previous = {}
+
+  def __enter__(self):
+    for sig in (signal.SIGTERM, signal.SIGINT):
+      try:
+        self._previous[sig] = signal.signal(sig, self._handle)
+      except ValueError:  # not the main thread
+        pass
+    return self
+
+  def _handle(self, signum, frame):
+    del frame
+    if self.requested:  # a second Ctrl-C stops at once
+      raise KeyboardInterrupt
+    logging.warning("signal %d: saving a checkpoint and stopping", signum)
+    self.requested = True
+
+  def __exit__(self, *exc):
+    for sig, handler in self._previous.items():
+      signal.signal(sig, handler)
+
+
+def build_model_and_optimizer(config, strategy, special_ids):
+  """Model, optimizer (built over its variables) and float16 loss scale."""
+  with strategy.scope():
+    model = model_lib.ElectraPretrainer(
+        config, special_ids=special_ids,
+        dtype=precision.dtype_policy(config.precision))
+    model.build()
+    optimizer = optimization.create_optimizer(config, model.trainable_variables)
+    loss_scale = (loss_scale_lib.DynamicLossScale()
+                  if config.precision == "mixed_float16" else None)
+  return model, optimizer, loss_scale
+
+
+def _distributed_dataset(strategy, config, files, start_step, training=True):
+  global_batch = (config.train_batch_size if training
+                  else config.eval_batch_size)
+
+  def dataset_fn(context):
+    per_pipeline = strategy.num_replicas_in_sync // max(
+        context.num_input_pipelines, 1)
+    return pretrain_pipeline.pretraining_dataset(
+        files, context.get_per_replica_batch_size(global_batch),
+        config.max_seq_length, training=training, seed=config.seed,
+        input_context=context, skip_batches=start_step * per_pipeline)
+
+  return strategy.distribute_datasets_from_function(dataset_fn)
+
+
+def pretrain(config, strategy, model_dir, train_files, special_ids=None,
+             init_checkpoint=None, max_seconds=None, peak_flops=None):
+  """Pretrains to `config.num_train_steps`, resuming from `model_dir`.
+
+  Returns a `RunResult`. `max_seconds` stops early (after saving) once that
+  much wall time has passed; rerunning continues.
+  """
+  if config.train_batch_size % strategy.num_replicas_in_sync:
+    raise errors.ConfigError(
+        f"train_batch_size {config.train_batch_size} is not divisible by the "
+        f"{strategy.num_replicas_in_sync} replicas")
+  checkpointing.check_and_record_config(model_dir, config)
+  model, optimizer, loss_scale = build_model_and_optimizer(
+      config, strategy, special_ids)
+  checkpoints = checkpointing.RunCheckpoints(
+      model_dir, model, optimizer, keep=config.keep_checkpoint_max,
+      every_steps=config.save_checkpoints_steps, loss_scale=loss_scale)
+  logging.info("%s", checkpoints.restore(init_checkpoint))
+  step = int(optimizer.iterations)
+  total = config.num_train_steps
+  if step >= total:
+    logging.info("already at step %d of %d; nothing to do", step, total)
+    return RunResult(step, checkpoints.latest, {})
+
+  pretrain_pipeline.check_shards(train_files, config.max_seq_length)
+  iterator = iter(_distributed_dataset(strategy, config, train_files, step))
+  train_step = pretrain_step.PretrainStep(model, optimizer, loss_scale)
+  run_steps = _loop_function(
+      strategy, lambda features: train_step(features, training=True),
+      config.jit_compile and not distribute.is_tpu(strategy)
+      and strategy.num_replicas_in_sync == 1)
+  flops = sizes.pretraining_flops_per_sequence(config) * config.train_batch_size
+  tracker = progress_lib.Progress(step, total, config.train_batch_size, flops,
+                                  peak_flops)
+  writer = tf.summary.create_file_writer(os.path.join(model_dir, "train"))
+  started = time.time()
+  result = RunResult(step, checkpoints.latest, {})
+  with _StopRequest() as stop:
+    while step < total:
+      chunk = _next_chunk(step, total, config)
+      sums = _run_chunk(run_steps, iterator, chunk, step, checkpoints)
+      step = int(optimizer.iterations)
+      values = _log_chunk(config, sums, chunk, step, tracker, writer,
+                          optimizer)
+      saved = checkpoints.save(force=step >= total)
+      result = RunResult(step, saved or checkpoints.latest, values)
+      timed_out = max_seconds is not None and time.time() - started > max_seconds
+      if (stop.requested or timed_out) and step < total:
+        result.checkpoint = checkpoints.save(force=True)
+        result.stopped_early = True
+        logging.info("stopped at step %d; rerun to continue", step)
+        break
+  writer.flush()
+  return result
+
+
+def _next_chunk(step, total, config):
+  """Steps in the next host call: up to the loop size, the end or a save."""
+  loop = config.iterations_per_loop
+  if config.log_every_steps:
+    loop = min(loop, config.log_every_steps)
+  to_save = config.save_checkpoints_steps - step % config.save_checkpoints_steps
+  return max(1, min(loop, total - step, to_save))
+
+
+def _run_chunk(run_steps, iterator, chunk, step, checkpoints):
+  try:
+    sums = run_steps(iterator, tf.constant(chunk))
+  except (tf.errors.InvalidArgumentError, tf.errors.DataLossError) as e:
+    raise TrainingError(
+        f"unreadable training data near step {step}: "
+        f"{str(e).strip().splitlines()[0]} (last checkpoint: "
+        f"{checkpoints.latest})") from None
+  sums = {k: v.numpy() for k, v in sums.items()}
+  if sums["nonfinite_steps"] > 0:
+    raise TrainingError(
+        f"non-finite loss in steps {step + 1}-{step + chunk}; stopped without "
+        f"saving (last good checkpoint: {checkpoints.latest})")
+  return sums
+
+
+def _log_chunk(config, sums, chunk, step, tracker, writer, optimizer):
+  values = training_losses(config, sums)
+  values.update(metrics.finalize(sums))
+  values["learning_rate"] = float(optimizer.current_learning_rate())
+  values["grad_norm"] = float(sums["grad_norm"]) / chunk
+  values.update(tracker.update(step))
+  with writer.as_default(step=step):
+    for key, value in values.items():
+      if key != "eta_seconds":
+        tf.summary.scalar(key, value)
+  line = (f"step {step}/{tracker.total_steps} "
+          f"({100.0 * step / tracker.total_steps:.1f}%) | "
+          f"loss {values['total_loss']:.4f} mlm {values['mlm_loss']:.4f}")
+  if "disc_loss" in values:
+    line += f" disc {values['disc_loss']:.4f}"
+  line += f" | {values['sequences_per_second']:.1f} seq/s"
+  if "mfu" in values:
+    line += f" | MFU {100 * values['mfu']:.1f}%"
+  line += f" | ETA {progress_lib.format_duration(values['eta_seconds'])}"
+  logging.info("%s", line)
+  return values
+
+
+def evaluate(config, strategy, model_dir, eval_files, special_ids=None,
+             num_steps=None, init_checkpoint=None):
+  """The original eval metrics over held-out TFRecords (one ordered pass).
+
+  Restores the latest checkpoint of `model_dir` (else `init_checkpoint`),
+  writes the metrics to TensorBoard (`eval/`) and `config.results_txt`.
+  """
+  model, optimizer, loss_scale = build_model_and_optimizer(
+      config, strategy, special_ids)
+  checkpoints = checkpointing.RunCheckpoints(model_dir, model, optimizer,
+                                             loss_scale=loss_scale)
+  origin = checkpoints.restore(init_checkpoint)
+  pretrain_pipeline.check_shards(eval_files, config.max_seq_length)
+  dataset = _distributed_dataset(strategy, config, eval_files, 0,
+                                 training=False)
+
+  @tf.function
+  def eval_batch(features, index):
+    per_replica = strategy.run(
+        lambda f: pretrain_step.eval_sums(model, f, index), args=(features,))
+    return _reduce(strategy, per_replica)
+
+  totals, batches = None, 0
+  limit = num_steps or config.num_eval_steps
+  for features in dataset:
+    sums = eval_batch(features, tf.constant(batches, tf.int64))
+    sums = {k: v.numpy() for k, v in sums.items()}
+    totals = sums if totals is None else {k: totals[k] + sums[k] for k in sums}
+    batches += 1
+    if limit and batches >= limit:
+      break
+  if totals is None:
+    raise errors.DataError(
+        f"eval data {eval_files[0]}... holds fewer than eval_batch_size "
+        f"{config.eval_batch_size} examples")
+  results = metrics.finalize(totals)
+  results["eval_batches"] = batches
+  step = int(optimizer.iterations)
+  writer = tf.summary.create_file_writer(os.path.join(model_dir, "eval"))
+  with writer.as_default(step=step):
+    for key, value in results.items():
+      tf.summary.scalar(key, value)
+  writer.flush()
+  _write_results(config, model_dir, step, origin, results)
+  return results
+
+
+def _write_results(config, model_dir, step, origin, results):
+  path = config.results_txt or os.path.join(model_dir, "results",
+                                            "unsup_results.txt")
+  tf.io.gfile.makedirs(os.path.dirname(path))
+  lines = [f"step {step} ({origin})"]
+  lines += [f"  {k} = {v}" for k, v in sorted(results.items())]
+  previous = ""
+  if tf.io.gfile.exists(path):  # gfile cannot append on every filesystem
+    with tf.io.gfile.GFile(path) as f:
+      previous = f.read()
+  with tf.io.gfile.GFile(path, "w") as f:
+    f.write(previous + "\n".join(lines) + "\n")
+  for line in lines:
+    logging.info("%s", line)
