@@ -150,3 +150,9 @@ SENTENCE_METRICS = {
     "pearson": pearson,
     "spearman": spearman,
 }
+
+
+def sentence_scores(metric_names, predictions, gold):
+  """Name -> value of each metric in `metric_names` (`SENTENCE_METRICS`)."""
+  return {name: SENTENCE_METRICS[name](predictions, gold)
+          for name in metric_names}

@@ -16,6 +16,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
+from electra_tf import errors
 from electra_tf.finetuning import squad_features
 from electra_tf.finetuning import tasks
 
@@ -149,7 +150,11 @@ def decode_example(example, span_features, results, settings, basic_tokenize):
   score_null = NULL_SCORE_START
   spans = []  # (score sum, start score, end score, feature, start, end)
   for span_feature in span_features:
-    result = results[span_feature.features[tasks.EXAMPLE_ID]]
+    feature_id = span_feature.features[tasks.EXAMPLE_ID]
+    if feature_id not in results:
+      raise errors.DataError(f"no model output for feature {feature_id} of "
+                             f"question {example.qas_id}")
+    result = results[feature_id]
     if settings.v2:
       score_null = min(score_null, _null_score(result, settings))
     for start, end, start_score, end_score in _candidates(result, settings):

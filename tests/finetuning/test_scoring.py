@@ -133,6 +133,8 @@ def test_sentence_metrics_registry_names_the_functions():
   assert scoring.SENTENCE_METRICS["mcc"] is scoring.matthews_corrcoef
   assert set(scoring.SENTENCE_METRICS) == {"accuracy", "f1", "mcc",
                                            "pearson", "spearman"}
+  assert scoring.sentence_scores(("accuracy", "f1"), [1, 0, 1], [1, 1, 1]) == {
+      "accuracy": pytest.approx(2 / 3), "f1": pytest.approx(0.8)}
 
 
 @pytest.mark.parametrize("tags, expected", [

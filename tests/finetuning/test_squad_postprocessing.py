@@ -6,6 +6,7 @@ import os
 import numpy as np
 import pytest
 
+from electra_tf import errors
 from electra_tf.finetuning import squad
 from electra_tf.finetuning import squad_features
 from electra_tf.finetuning import squad_postprocessing as post
@@ -83,6 +84,11 @@ def test_invalid_spans_are_never_predicted(tokenizer):
   assert decoded.predictions["q0"] == "leader was John"
   assert [e["text"] for e in decoded.nbest["q0"]][:2] == [
       "leader was John", "The leader was"]
+
+
+def test_missing_model_output_raises(tokenizer):
+  with pytest.raises(errors.DataError, match="feature 0 of question q0"):
+    decode([make_example()], {}, INDEPENDENT, tokenizer)
 
 
 def test_no_valid_span_gives_the_nonce(tokenizer):
