@@ -1,0 +1,221 @@
+"""Builds a pretraining dataset: corpus -> examples -> sharded TFRecords.
+
+Work is split into jobs: `num_workers` machines (each run with its own
+`worker_index`) times `num_processes` processes per machine. Job j of n
+takes every n-th input file (or TFDS record) from j, writes the shards i
+with i % n == j, and draws from its own `random.Random`, so its examples
+depend only on the seed and the job layout, never on scheduling.
+
+Exact mode: with one job (one worker, one process) the rng is
+`random.Random(seed)` and the files are shuffled with it before building,
+so the output equals the original `build_pretraining_dataset.py` run with
+`--num-processes 1` after `random.seed(seed)`.
+"""
+
+import dataclasses
+import multiprocessing
+import random
+
+from absl import logging
+import tensorflow as tf
+
+import electra_tf
+from electra_tf import errors
+from electra_tf import tokenization
+from electra_tf.data import build_stats
+from electra_tf.data import pretraining_examples
+from electra_tf.data import progress
+from electra_tf.data import tfrecords
+
+# The original wrote 1000 shards whatever the corpus size.
+DEFAULT_NUM_OUTPUT_FILES = 1000
+DEFAULT_SEED = 0
+RAM_FILESYSTEM = "ram://"
+
+
+@dataclasses.dataclass(frozen=True)
+class BuildConfig:
+  """How to build a dataset (see the CLI flags for each field's meaning)."""
+  output_dir: str
+  vocab_file: str = None
+  sp_model_file: str = None
+  do_lower_case: bool = True
+  max_seq_length: int = 128
+  blanks_separate_docs: bool = True
+  num_output_files: int = DEFAULT_NUM_OUTPUT_FILES
+  num_processes: int = 1
+  num_workers: int = 1
+  worker_index: int = 0
+  seed: int = DEFAULT_SEED
+  overwrite: bool = False
+  progress_seconds: float = progress.DEFAULT_INTERVAL_SECONDS
+
+  @property
+  def num_jobs(self):
+    return self.num_workers * self.num_processes
+
+  def job_index(self, process_index):
+    return self.worker_index * self.num_processes + process_index
+
+  def validate(self):
+    """Raises DataError naming the first inconsistent setting."""
+    if not 0 <= self.worker_index < self.num_workers:
+      raise errors.DataError(f"worker_index={self.worker_index} is not in "
+                             f"[0, num_workers={self.num_workers})")
+    if self.num_processes < 1:
+      raise errors.DataError(f"num_processes={self.num_processes} must be >= 1")
+    if self.num_output_files < self.num_jobs:
+      raise errors.DataError(
+          f"num_output_files={self.num_output_files} is smaller than the "
+          f"{self.num_jobs} jobs (workers x processes): each job needs a shard")
+    if self.max_seq_length < pretraining_examples.NUM_SPECIAL_TOKENS + 2:
+      raise errors.DataError(f"max_seq_length={self.max_seq_length} is too "
+                             "short for [CLS] A [SEP] B [SEP]")
+    if self.output_dir.startswith(RAM_FILESYSTEM) and self.num_processes > 1:
+      raise errors.DataError(f"{self.output_dir}: ram:// files live in one "
+                             "process; use num_processes=1")
+
+  def job_rng(self, job_index):
+    """The job's rng: `Random(seed)` in exact mode (a single job)."""
+    if self.num_jobs == 1:
+      return random.Random(self.seed)
+    return random.Random(f"{self.seed}/{job_index}/{self.num_jobs}")
+
+
+def _own_outputs(config):
+  """File names this worker writes: its shards and its metadata."""
+  names = [tfrecords.shard_name(i, config.num_output_files)
+           for i in range(config.num_output_files)
+           if i % config.num_workers == config.worker_index]
+  return set(names) | {tfrecords.metadata_name(config.worker_index,
+                                               config.num_workers)}
+
+
+def prepare_output_dir(config):
+  """Creates the output dir; refuses to mix runs unless `overwrite`.
+
+  A single worker needs an empty directory; one of several workers needs
+  none of its own files there. `overwrite` deletes only files this builder
+  writes (all of them for a single worker, its own otherwise).
+  """
+  tf.io.gfile.makedirs(config.output_dir)
+  entries = [name.rstrip("/") for name in tf.io.gfile.listdir(
+      config.output_dir)]
+  if config.num_workers > 1:
+    own = _own_outputs(config)
+    entries = [name for name in entries
+               if name in own or name.replace(tfrecords.TEMP_SUFFIX, "") in own]
+  if not entries:
+    return
+  if not config.overwrite:
+    raise errors.DataError(
+        f"output dir {config.output_dir} is not empty ({len(entries)} "
+        f"entries, e.g. {sorted(entries)[0]}); pass --overwrite to replace "
+        "the dataset files")
+  for name in entries:
+    if tfrecords.is_builder_output(name):
+      tf.io.gfile.remove(tf.io.gfile.join(config.output_dir, name))
+    else:
+      logging.warning("keeping %s in the output dir: not a dataset file", name)
+
+
+def _lines_counting_documents(lines, stats, blanks_separate_docs):
+  """Passes lines through, counting the documents that have any text."""
+  in_document = False
+  for line in lines:
+    if line.strip():
+      stats.documents += not in_document
+      in_document = True
+    elif blanks_separate_docs:
+      in_document = False
+    yield line
+
+
+def run_job(config, corpus, process_index):
+  """Builds and writes one job's examples; returns its `BuildStats`."""
+  job_index = config.job_index(process_index)
+  rng = config.job_rng(job_index)
+  tokenizer = tokenization.build_tokenizer(
+      config.vocab_file, config.sp_model_file, config.do_lower_case)
+  builder = pretraining_examples.ExampleBuilder(
+      tokenizer, config.max_seq_length, rng)
+  writer = tfrecords.ShardWriter(
+      config.output_dir,
+      [i for i in range(config.num_output_files)
+       if i % config.num_jobs == job_index], config.num_output_files)
+  stats = build_stats.BuildStats()
+  units = corpus.units(job_index, config.num_jobs, rng)
+  reporter = progress.ProgressLogger(
+      f"job {job_index + 1}/{config.num_jobs}", stats,
+      corpus.total_size(units), config.progress_seconds)
+  for unit in units:
+    stats.files += 1
+    lines = _lines_counting_documents(
+        corpus.lines(unit, stats), stats, config.blanks_separate_docs)
+    for example in pretraining_examples.examples_from_lines(
+        builder, lines, config.blanks_separate_docs):
+      writer.write(example)
+      stats.count_example(example)
+      reporter.maybe_log()
+  writer.close()
+  logging.info("%s (done)", reporter.line())
+  return stats
+
+
+def _run_jobs(config, corpus):
+  if config.num_processes == 1:
+    return [run_job(config, corpus, 0)]
+  # Spawned, not forked: TensorFlow's threads do not survive a fork.
+  context = multiprocessing.get_context("spawn")
+  with context.Pool(config.num_processes) as pool:
+    return pool.starmap(run_job, [(config, corpus, process_index)
+                                  for process_index in
+                                  range(config.num_processes)])
+
+
+def _settings(config, corpus):
+  """What the metadata records about how the data was made."""
+  vocab_path = config.sp_model_file or config.vocab_file
+  tokenizer = tokenization.build_tokenizer(
+      config.vocab_file, config.sp_model_file, config.do_lower_case)
+  return {
+      "vocab": {"kind": "sentencepiece" if config.sp_model_file
+                else "wordpiece", "file": vocab_path,
+                "sha256": tfrecords.file_sha256(vocab_path),
+                "size": max(tokenizer.vocab.values()) + 1},
+      "do_lower_case": config.do_lower_case,
+      "max_seq_length": config.max_seq_length,
+      "blanks_separate_docs": config.blanks_separate_docs,
+      "num_output_files": config.num_output_files,
+      "num_processes": config.num_processes,
+      "seed": config.seed,
+      "source": corpus.describe(),
+      "builder": {"name": "electra_tf ExampleBuilder",
+                  "version": electra_tf.__version__},
+  }
+
+
+def build_pretraining_dataset(config, corpus):
+  """Writes this worker's shards and metadata; returns the metadata dict.
+
+  Args:
+    config: a `BuildConfig`.
+    corpus: a `corpus.FileCorpus` or `tfds_corpus.TFDSCorpus`.
+
+  Raises:
+    DataError: for bad settings, a non-empty output dir, unreadable input or
+      a corpus without any text.
+  """
+  config.validate()
+  settings = _settings(config, corpus)  # checks the vocab before any work
+  prepare_output_dir(config)
+  stats = build_stats.BuildStats()
+  for job_stats in _run_jobs(config, corpus):
+    stats.merge(job_stats)
+  if not stats.examples:
+    raise errors.DataError(f"empty corpus: {corpus.describe()} has no text "
+                           f"to build examples from ({stats.summary()})")
+  tfrecords.write_metadata(config.output_dir, config.worker_index,
+                           config.num_workers, settings, stats)
+  logging.info("built %s: %s", config.output_dir, stats.summary())
+  return {"settings": settings, "counts": stats.to_json()}

@@ -1,0 +1,159 @@
+"""End to end: corpus files -> shards + metadata, exact and parallel."""
+
+import dataclasses
+
+import pytest
+import tensorflow as tf
+
+from electra_tf import errors
+from electra_tf.data import corpus
+from electra_tf.data import pretraining_dataset
+from electra_tf.data import tfds_corpus
+from electra_tf.data import tfrecords
+
+
+def _write_text(path, text):
+  with tf.io.gfile.GFile(str(path), "w") as f:
+    f.write(text)
+  return str(path)
+
+
+def _read_all(data_dir, max_seq_length):
+  return [{k: v.numpy().tolist() for k, v in record.items()}
+          for record in tfrecords.read_examples(
+              tfrecords.list_shards(data_dir), max_seq_length)]
+
+
+def _shard_contents(data_dir):
+  return {path.rsplit("/", 1)[1]: [r.numpy() for r in
+                                   tf.data.TFRecordDataset(path)]
+          for path in tfrecords.list_shards(data_dir)}
+
+
+@pytest.mark.parametrize("name", ["len128_seed3", "synthetic_len32_seed1"])
+def test_exact_mode_writes_the_golden_examples(golden_example_sets, tmp_path,
+                                               name):
+  text, vocab_file, golden = golden_example_sets[name]
+  corpus_file = _write_text(tmp_path / "corpus.txt", text)
+  config = pretraining_dataset.BuildConfig(
+      output_dir=str(tmp_path / "out"), vocab_file=vocab_file,
+      max_seq_length=golden["max_seq_length"], seed=golden["seed"],
+      num_output_files=1)
+  metadata = pretraining_dataset.build_pretraining_dataset(
+      config, corpus.FileCorpus.from_patterns([corpus_file]))
+  assert _read_all(config.output_dir, golden["max_seq_length"]) == (
+      golden["examples"])
+  assert metadata["counts"]["examples"] == len(golden["examples"])
+  stored = tfrecords.read_metadata(config.output_dir)
+  assert stored["settings"]["vocab"]["size"] == len(
+      open(vocab_file, encoding="utf-8").read().splitlines())
+  assert stored["settings"]["seed"] == golden["seed"]
+  assert len(stored["settings"]["vocab"]["sha256"]) == 64
+
+
+@pytest.fixture()
+def small_corpus(tmp_path, golden_example_sets):
+  text = golden_example_sets["synthetic_len32_seed1"][0]
+  documents = text.split("\n\n")
+  (tmp_path / "corpus").mkdir()
+  for index, document in enumerate(documents):
+    _write_text(tmp_path / "corpus" / f"doc{index}.txt", document)
+  return corpus.FileCorpus.from_patterns([str(tmp_path / "corpus")])
+
+
+@pytest.fixture()
+def small_config(tmp_path, golden_example_sets):
+  return pretraining_dataset.BuildConfig(
+      output_dir=str(tmp_path / "out"),
+      vocab_file=golden_example_sets["synthetic_len32_seed1"][1],
+      max_seq_length=32, num_output_files=4, seed=5)
+
+
+def test_processes_are_reproducible(small_corpus, small_config, tmp_path):
+  parallel = dataclasses.replace(small_config, num_processes=2)
+  metadata = pretraining_dataset.build_pretraining_dataset(parallel,
+                                                           small_corpus)
+  assert metadata["counts"]["files"] == 4
+  # The same jobs run in this process give byte-identical shards.
+  in_process = dataclasses.replace(parallel, output_dir=str(tmp_path / "ref"))
+  tf.io.gfile.makedirs(in_process.output_dir)
+  for process_index in range(2):
+    pretraining_dataset.run_job(in_process, small_corpus, process_index)
+  assert _shard_contents(parallel.output_dir) == _shard_contents(
+      in_process.output_dir)
+  assert len(_shard_contents(parallel.output_dir)) == 4
+
+
+def test_workers_split_files_and_shards(small_corpus, small_config):
+  totals = []
+  for worker in range(2):
+    config = dataclasses.replace(small_config, num_workers=2,
+                                 worker_index=worker)
+    totals.append(pretraining_dataset.build_pretraining_dataset(
+        config, small_corpus)["counts"])
+  assert [t["files"] for t in totals] == [2, 2]
+  metadata = tfrecords.read_metadata(small_config.output_dir)
+  assert metadata["counts"]["examples"] == sum(t["examples"] for t in totals)
+  assert len(_read_all(small_config.output_dir, 32)) == (
+      metadata["counts"]["examples"])
+
+
+def test_non_empty_output_dir_refused_unless_overwrite(small_corpus,
+                                                       small_config):
+  tf.io.gfile.makedirs(small_config.output_dir)
+  _write_text(small_config.output_dir + "/notes.txt", "keep me")
+  with pytest.raises(errors.DataError,
+                     match=r"out is not empty \(1 entries, e.g. notes.txt\)"
+                           r".*--overwrite"):
+    pretraining_dataset.build_pretraining_dataset(small_config, small_corpus)
+  overwrite = dataclasses.replace(small_config, overwrite=True)
+  first = pretraining_dataset.build_pretraining_dataset(overwrite,
+                                                        small_corpus)
+  second = pretraining_dataset.build_pretraining_dataset(overwrite,
+                                                         small_corpus)
+  assert first == second
+  assert tf.io.gfile.exists(small_config.output_dir + "/notes.txt")
+
+
+def test_empty_corpus_is_a_clear_error(tmp_path, small_config):
+  empty = _write_text(tmp_path / "empty.txt", "\n\n   \n")
+  with pytest.raises(errors.DataError, match="empty corpus: .*empty.txt"):
+    pretraining_dataset.build_pretraining_dataset(
+        small_config, corpus.FileCorpus.from_patterns([empty]))
+
+
+def test_ram_corpus_and_output(small_config):
+  _write_text("ram://dataset_test/corpus/a.txt", "tok1001 tok1002\ntok1003\n")
+  config = dataclasses.replace(small_config,
+                               output_dir="ram://dataset_test/out")
+  pretraining_dataset.build_pretraining_dataset(
+      config, corpus.FileCorpus.from_patterns(["ram://dataset_test/corpus"]))
+  records = _read_all(config.output_dir, 32)
+  assert [r["input_ids"][:5] for r in records] == [[101, 1001, 1002, 1003,
+                                                    102]]
+  assert tfrecords.read_metadata(config.output_dir)["counts"]["documents"] == 1
+  with pytest.raises(errors.DataError, match="ram:// files live in one"):
+    pretraining_dataset.build_pretraining_dataset(
+        dataclasses.replace(config, num_processes=2), None)
+
+
+def test_tfds_records_build_without_download(small_config):
+  records = ({"text": "tok1001 tok1002\ntok1003"}, {"text": b"tok1004"})
+  source = tfds_corpus.TFDSCorpus("fake_wiki", records=records)
+  metadata = pretraining_dataset.build_pretraining_dataset(small_config,
+                                                           source)
+  assert metadata["counts"]["documents"] == 2
+  assert metadata["settings"]["source"] == "tfds:fake_wiki/train[text]"
+  assert sorted(r["input_ids"][:4] for r in _read_all(
+      small_config.output_dir, 32)) == [[101, 1001, 1002, 1003],
+                                        [101, 1004, 102, 0]]
+
+
+def test_bad_layouts_are_named(small_config):
+  for changes, message in [({"worker_index": 2, "num_workers": 2},
+                            "worker_index=2"),
+                           ({"num_output_files": 1, "num_processes": 2},
+                            "num_output_files=1")]:
+    with pytest.raises(errors.DataError, match=message):
+      pretraining_dataset.build_pretraining_dataset(
+          dataclasses.replace(small_config, **changes), None)
