@@ -227,8 +227,9 @@ class SentencePieceTokenizer:
         self.vocab, source=model_file)
 
   def tokenize(self, text):
-    """Returns the pieces of `text` (str or UTF-8 bytes)."""
-    return self.processor.encode(_as_text(text), out_type=str)
+    """Returns the pieces of `text`; text outside the vocab becomes [UNK]."""
+    ids = self.processor.encode(_as_text(text), out_type=int)
+    return [self.inv_vocab[index] for index in ids]
 
   def convert_tokens_to_ids(self, tokens):
     return _convert(self.vocab, tokens, "piece")

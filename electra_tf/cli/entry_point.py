@@ -1,0 +1,64 @@
+"""Runs a command-line tool: strict flag parsing, one-line errors, exit codes.
+
+Each tool defines its flags on a private `absl.flags.FlagValues`, so several
+tools can live in one process (and in tests) without clashing flag names.
+Bad input (`ElectraError`) and bad flags are printed as one line to stderr
+with exit code 2, never as a traceback.
+"""
+
+import sys
+
+from absl import flags
+from absl import logging
+
+from electra_tf import errors
+
+EXIT_OK = 0
+EXIT_BAD_INPUT = 2
+HELP_FLAGS = ("-h", "--help", "-help", "--helpfull")
+
+
+def _start_logging():
+  """INFO and above from absl logging go to stderr."""
+  if not flags.FLAGS.is_parsed():
+    flags.FLAGS.mark_as_parsed()  # no "logging before flag parsing" notice
+  logging.use_absl_handler()
+  logging.set_verbosity(logging.INFO)
+
+
+def run_tool(name, define_flags, run, argv=None, translate_argv=None):
+  """Parses `argv` into fresh flags, calls `run(flag_values)`.
+
+  Args:
+    name: program name for messages.
+    define_flags: function(flag_values) defining the tool's flags.
+    run: function(flag_values) doing the work; may raise `ElectraError`.
+    argv: full argument list (program name first); defaults to `sys.argv`.
+    translate_argv: optional function rewriting argv before parsing.
+
+  Returns:
+    The exit code: 0, or 2 for bad flags or bad input.
+  """
+  argv = list(sys.argv if argv is None else argv)
+  if translate_argv is not None:
+    argv = translate_argv(argv)
+  flag_values = flags.FlagValues()
+  define_flags(flag_values)
+  if any(arg in HELP_FLAGS for arg in argv[1:]):
+    print(f"usage: {name} [flags]\n\n{flag_values.get_help()}")
+    return EXIT_OK
+  try:
+    extra = flag_values(argv)
+    if len(extra) > 1:
+      raise flags.Error(f"unexpected arguments: {' '.join(extra[1:])}")
+    flag_values.validate_all_flags()
+  except flags.Error as e:
+    print(f"{name}: {e}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+  _start_logging()
+  try:
+    run(flag_values)
+  except errors.ElectraError as e:
+    print(f"{name}: error: {e}", file=sys.stderr)
+    return EXIT_BAD_INPUT
+  return EXIT_OK

@@ -1,0 +1,144 @@
+"""Learns a WordPiece vocab or a SentencePiece model from a corpus.
+
+WordPiece: words come from the original BasicTokenizer (so the vocab fits
+`FullTokenizer`), are counted, and tensorflow-text's WordPiece learner picks
+the pieces. The vocab starts with BERT's reserved block ([PAD]=0,
+[unused0..98]=1..99, [UNK]=100, [CLS]=101, [SEP]=102, [MASK]=103), then the
+single characters (and their "##" forms), then pieces by count. Ties are
+broken alphabetically, so the same corpus always gives the same vocab.
+
+SentencePiece: the trainer runs over the corpus lines with [PAD]=0, [UNK]=1
+and [CLS], [SEP], [MASK] as user-defined symbols (so they are single pieces
+even in raw text); `do_lower_case` selects NFKC with case folding.
+"""
+
+import collections
+import io
+import random
+
+import sentencepiece
+import tensorflow as tf
+from tensorflow_text.tools.wordpiece_vocab import (
+    wordpiece_tokenizer_learner_lib as wordpiece_learner)
+
+from electra_tf import errors
+from electra_tf import tokenization
+from electra_tf.data import build_stats
+from electra_tf.data import special_tokens
+
+NUM_UNUSED_TOKENS = 99
+BERT_RESERVED_TOKENS = (
+    [special_tokens.PAD] + [f"[unused{i}]" for i in range(NUM_UNUSED_TOKENS)]
+    + [special_tokens.UNK, special_tokens.CLS, special_tokens.SEP,
+       special_tokens.MASK])
+# The learner ignores pieces seen fewer times (its own default).
+DEFAULT_MIN_COUNT = 10
+# Longest word (in characters) the learner splits into pieces.
+MAX_WORD_CHARS = 50
+# SentencePiece normalization rules (see the sentencepiece docs).
+SP_RULE_CASED = "nmt_nfkc"
+SP_RULE_LOWER_CASED = "nmt_nfkc_cf"
+SP_MODEL_TYPES = ("unigram", "bpe")
+
+
+def corpus_lines(corpus, stats):
+  """All non-blank lines of a `FileCorpus` or `TFDSCorpus`, in file order."""
+  for unit in corpus.units(0, 1, random.Random(0)):
+    stats.files += 1
+    for line in corpus.lines(unit, stats):
+      line = line.strip()
+      if line:
+        yield line
+
+
+def count_words(lines, do_lower_case=True):
+  """Counter of the BasicTokenizer words of `lines`."""
+  basic_tokenizer = tokenization.BasicTokenizer(do_lower_case=do_lower_case)
+  counts = collections.Counter()
+  for line in lines:
+    counts.update(basic_tokenizer.tokenize(line))
+  return counts
+
+
+def learn_wordpiece_vocab(word_counts, vocab_size,
+                          min_count=DEFAULT_MIN_COUNT):
+  """A WordPiece vocab (list of tokens) of at most `vocab_size` entries.
+
+  Raises:
+    DataError: if there are no words or `vocab_size` cannot hold the
+      reserved tokens.
+  """
+  if not word_counts:
+    raise errors.DataError("empty corpus: no words to learn a vocab from")
+  if vocab_size <= len(BERT_RESERVED_TOKENS):
+    raise errors.DataError(
+        f"vocab_size={vocab_size} leaves no room after the "
+        f"{len(BERT_RESERVED_TOKENS)} reserved tokens")
+  # A fixed order of the input keeps the learner's output order-independent.
+  ordered = sorted(word_counts.items(), key=lambda item: (-item[1], item[0]))
+  return wordpiece_learner.learn(
+      ordered, vocab_size, list(BERT_RESERVED_TOKENS),
+      lower_thresh=min_count, max_token_length=MAX_WORD_CHARS,
+      joiner=tokenization.CONTINUATION_PREFIX)
+
+
+def _refuse_existing(path, overwrite):
+  if tf.io.gfile.exists(path) and not overwrite:
+    raise errors.DataError(f"{path} exists; pass --overwrite to replace it")
+
+
+def write_vocab(tokens, path, overwrite=False):
+  """Writes one token per line through gfile."""
+  _refuse_existing(path, overwrite)
+  with tf.io.gfile.GFile(path, "w") as f:
+    f.write("".join(token + "\n" for token in tokens))
+
+
+def build_wordpiece_vocab(corpus, output_file, vocab_size, do_lower_case=True,
+                          min_count=DEFAULT_MIN_COUNT, overwrite=False):
+  """Learns and writes a vocab; returns the corpus `BuildStats`."""
+  _refuse_existing(output_file, overwrite)
+  stats = build_stats.BuildStats()
+  counts = count_words(corpus_lines(corpus, stats), do_lower_case)
+  write_vocab(learn_wordpiece_vocab(counts, vocab_size, min_count),
+              output_file, overwrite)
+  return stats
+
+
+def train_sentencepiece(lines, vocab_size, do_lower_case=True,
+                        model_type="unigram"):
+  """Trains a SentencePiece model; returns its serialized bytes."""
+  if model_type not in SP_MODEL_TYPES:
+    raise errors.DataError(f"sentencepiece model type {model_type!r} is not "
+                           f"one of {', '.join(SP_MODEL_TYPES)}")
+  model = io.BytesIO()
+  try:
+    sentencepiece.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines), model_writer=model,
+        vocab_size=vocab_size, model_type=model_type,
+        normalization_rule_name=(SP_RULE_LOWER_CASED if do_lower_case
+                                 else SP_RULE_CASED),
+        pad_id=0, pad_piece=special_tokens.PAD,
+        unk_id=1, unk_piece=special_tokens.UNK, bos_id=-1, eos_id=-1,
+        user_defined_symbols=[special_tokens.CLS, special_tokens.SEP,
+                              special_tokens.MASK],
+        hard_vocab_limit=False, minloglevel=2)
+  except RuntimeError as e:
+    raise errors.DataError(f"sentencepiece training failed: {e}") from e
+  return model.getvalue()
+
+
+def build_sentencepiece_model(corpus, output_file, vocab_size,
+                              do_lower_case=True, model_type="unigram",
+                              overwrite=False):
+  """Trains and writes a `.model` file; returns the corpus `BuildStats`."""
+  _refuse_existing(output_file, overwrite)
+  stats = build_stats.BuildStats()
+  lines = list(corpus_lines(corpus, stats))
+  if not lines:
+    raise errors.DataError(
+        f"empty corpus: {corpus.describe()} has no text to learn from")
+  model = train_sentencepiece(lines, vocab_size, do_lower_case, model_type)
+  with tf.io.gfile.GFile(output_file, "wb") as f:
+    f.write(model)
+  return stats

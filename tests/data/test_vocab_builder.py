@@ -1,0 +1,100 @@
+"""Learned vocabs work with our tokenizers and are deterministic."""
+
+import random
+
+import pytest
+import tensorflow as tf
+
+from electra_tf import errors
+from electra_tf import tokenization
+from electra_tf.data import corpus
+from electra_tf.data import pretraining_examples
+from electra_tf.data import vocab_builder
+from electra_tf.data.special_tokens import SpecialTokenIds
+from tests.data.conftest import read_testdata
+
+NUM_LINES = 200
+
+
+@pytest.fixture(scope="module")
+def prose_corpus():
+  lines = read_testdata("data_builder", "text.txt.gz").split("\n")[:NUM_LINES]
+  path = "ram://vocab_test/corpus.txt"
+  with tf.io.gfile.GFile(path, "w") as f:
+    f.write("\n".join(lines))
+  return corpus.FileCorpus.from_patterns([path]), lines
+
+
+def _read_bytes(path):
+  with tf.io.gfile.GFile(path, "rb") as f:
+    return f.read()
+
+
+def test_wordpiece_vocab_fits_full_tokenizer(prose_corpus):
+  source, lines = prose_corpus
+  paths = [f"ram://vocab_test/vocab{i}.txt" for i in range(2)]
+  for path in paths:
+    stats = vocab_builder.build_wordpiece_vocab(source, path, 500,
+                                                min_count=3)
+  assert stats.lines == NUM_LINES
+  assert _read_bytes(paths[0]) == _read_bytes(paths[1])  # deterministic
+  tokenizer = tokenization.FullTokenizer(paths[0])
+  assert tokenizer.special_ids == SpecialTokenIds()  # BERT's ids
+  assert tokenizer.inv_vocab[1] == "[unused0]"
+  assert tokenizer.inv_vocab[99] == "[unused98]"
+  assert 150 < len(tokenizer.vocab) <= 500
+  # Every character of the corpus is in the vocab: no [UNK] at all.
+  tokens = [t for line in lines for t in tokenizer.tokenize(line)]
+  assert "[UNK]" not in tokens
+  assert "the" in tokens
+
+
+def test_wordpiece_learning_is_order_independent():
+  counts = {"running": 30, "runner": 20, "runs": 25, "run": 40, "sun": 12}
+  reordered = dict(reversed(list(counts.items())))
+  assert vocab_builder.learn_wordpiece_vocab(
+      counts, 150, min_count=2) == vocab_builder.learn_wordpiece_vocab(
+          reordered, 150, min_count=2)
+
+
+def test_wordpiece_errors():
+  with pytest.raises(errors.DataError, match="empty corpus"):
+    vocab_builder.learn_wordpiece_vocab({}, 200)
+  with pytest.raises(errors.DataError, match="vocab_size=50"):
+    vocab_builder.learn_wordpiece_vocab({"a": 1}, 50)
+  vocab_builder.write_vocab(["a"], "ram://vocab_test/exists.txt")
+  with pytest.raises(errors.DataError, match="exists.txt exists.*overwrite"):
+    vocab_builder.write_vocab(["a"], "ram://vocab_test/exists.txt")
+
+
+def test_sentencepiece_model_fits_tokenizer_and_builder(prose_corpus):
+  source, lines = prose_corpus
+  paths = [f"ram://vocab_test/sp{i}.model" for i in range(2)]
+  for path in paths:
+    vocab_builder.build_sentencepiece_model(source, path, 300)
+  assert _read_bytes(paths[0]) == _read_bytes(paths[1])  # deterministic
+  tokenizer = tokenization.build_tokenizer(sp_model_file=paths[0])
+  assert tokenizer.special_ids == SpecialTokenIds(pad=0, unk=1, cls=2, sep=3,
+                                                  mask=4)
+  pieces = tokenizer.tokenize("Hello [MASK] world @")
+  assert pieces[-1] == "[UNK]"
+  assert "[MASK]" in pieces
+  assert tokenizer.convert_ids_to_tokens(
+      tokenizer.convert_tokens_to_ids(pieces)) == pieces
+  builder = pretraining_examples.ExampleBuilder(tokenizer, 64,
+                                                random.Random(0))
+  examples = list(pretraining_examples.examples_from_lines(builder, lines))
+  assert examples and all(e.input_ids[0] == 2 for e in examples)
+
+
+def test_sentencepiece_errors(tmp_path):
+  empty = tmp_path / "empty.txt"
+  empty.write_text("\n\n")
+  with pytest.raises(errors.DataError, match="empty corpus"):
+    vocab_builder.build_sentencepiece_model(
+        corpus.FileCorpus.from_patterns([str(empty)]),
+        str(tmp_path / "sp.model"), 100)
+  with pytest.raises(errors.DataError, match="'wordpiece' is not one of"):
+    vocab_builder.train_sentencepiece(["a b"], 100, model_type="wordpiece")
+  with pytest.raises(errors.DataError, match="not a sentencepiece model"):
+    tokenization.SentencePieceTokenizer(str(empty))
