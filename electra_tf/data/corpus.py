@@ -2,9 +2,10 @@
 
 A corpus is plain text, one sentence per line, a blank line between
 documents (and the end of a file ends its last document). Files are read
-through `tf.io.gfile` (local, `gs://`, `ram://`, ...), split on "\\n" only, as
-the original's `GFile` iteration did. Invalid UTF-8 is decoded with U+FFFD
-(which the tokenizer then drops) and counted; a line longer than
+through `tf.io.gfile` (local, `gs://`, `ram://`, ...) and split into lines
+as the original's `GFile` iteration did: on "\\n" only, dropping every
+"\\r". Unlike the original, which crashed on it, invalid UTF-8 is decoded
+with U+FFFD (which the tokenizer then drops) and counted; a line longer than
 `max_line_chars` is skipped and counted rather than stalling the build.
 """
 
@@ -23,6 +24,9 @@ READ_CHUNK_BYTES = 1 << 20
 # A UTF-8 character takes at most this many bytes.
 MAX_BYTES_PER_CHAR = 4
 GLOB_CHARS = "*?["
+# TensorFlow's line reader, which the original used, drops every "\r" (not
+# only before "\n"): "a\rb" is the word "ab", never "a b".
+CARRIAGE_RETURN = b"\r"
 
 
 def list_input_files(patterns):
@@ -70,11 +74,11 @@ def _raw_lines(f, stats, max_line_bytes):
     stats.bytes_read += len(chunk)
     if not chunk:
       if skipping or pending:
-        yield None if skipping else pending
+        yield None if skipping else pending.replace(CARRIAGE_RETURN, b"")
       return
     *complete, pending = (pending + chunk).split(b"\n")
     for raw_line in complete:
-      yield None if skipping else raw_line
+      yield None if skipping else raw_line.replace(CARRIAGE_RETURN, b"")
       skipping = False
     if len(pending) > max_line_bytes:
       skipping, pending = True, b""

@@ -17,13 +17,16 @@ def _write(path, content):
   return str(path)
 
 
-def test_lines_split_on_newline_only(tmp_path):
+def test_lines_split_on_newline_only_and_lose_carriage_returns(tmp_path):
   path = _write(tmp_path / "a.txt",
-                b"one\r\ntwo\x0bstill two\xe2\x80\xa8also\n\nlast")
+                b"one\r\ntwo\x0bstill two\xe2\x80\xa8also\n\nla\rst\r")
   stats = build_stats.BuildStats()
-  assert list(corpus.read_lines(path, stats)) == [
-      "one\r", "two\x0bstill two\u2028also", "", "last"]
-  assert stats.lines == 4 and stats.bytes_read == 31
+  lines = list(corpus.read_lines(path, stats))
+  assert lines == ["one", "two\x0bstill two\u2028also", "", "last"]
+  assert stats.lines == 4 and stats.bytes_read == 33
+  # Exactly the lines of TensorFlow's reader, which the original used.
+  with tf.io.gfile.GFile(path, "r") as f:
+    assert [line.rstrip("\n") for line in f] == lines
 
 
 def test_invalid_utf8_is_replaced_and_counted(tmp_path):
