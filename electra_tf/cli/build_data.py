@@ -6,7 +6,11 @@
 The original's flag spellings (--corpus-dir, --vocab-file, --output-dir,
 --max-seq-length, --num-processes, --blanks-separate-docs,
 --do-lower-case/--no-lower-case) are accepted too. Unlike the original, a
-non-empty output dir is refused unless --overwrite.
+non-empty output dir is refused unless --overwrite, and
+--blanks-separate-docs=false really turns the option off.
+
+Exact mode: with one process on one worker (the defaults) the examples are
+those of the original run with `--num-processes 1` after `random.seed(seed)`.
 """
 
 from absl import flags
@@ -58,7 +62,9 @@ def define_flags(flag_values):
       ("num_processes", 1, "Processes on this machine."),
       ("num_workers", 1, "Machines sharing the corpus (by file)."),
       ("worker_index", 0, "This machine's index in [0, num_workers)."),
-      ("seed", None, "Seed of the random segment/length choices.")]:
+      ("seed", None, "Seed of the random segment/length choices; one "
+       "process on one worker reproduces the original after "
+       "random.seed(seed).")]:
     flags.DEFINE_integer(name, getattr(defaults, name), help_text,
                          lower_bound=lower_bound, flag_values=flag_values)
   flags.DEFINE_boolean(

@@ -59,6 +59,7 @@ def run_tool(name, define_flags, run, argv=None, translate_argv=None):
   try:
     run(flag_values)
   except errors.ElectraError as e:
-    print(f"{name}: error: {e}", file=sys.stderr)
+    one_line = " ".join(str(e).split())  # wrapped library messages too
+    print(f"{name}: error: {one_line}", file=sys.stderr)
     return EXIT_BAD_INPUT
   return EXIT_OK

@@ -75,6 +75,16 @@ class BuildConfig:
       raise errors.DataError(f"{self.output_dir}: ram:// files live in one "
                              "process; use num_processes=1")
 
+  def job_shards(self, job_index):
+    """Indices of the shards one job writes."""
+    return [i for i in range(self.num_output_files)
+            if i % self.num_jobs == job_index]
+
+  def worker_shards(self):
+    """Indices of the shards this worker's processes write."""
+    return sorted(i for process_index in range(self.num_processes)
+                  for i in self.job_shards(self.job_index(process_index)))
+
   def job_rng(self, job_index):
     """The job's rng: `Random(seed)` in exact mode (a single job)."""
     if self.num_jobs == 1:
@@ -85,8 +95,7 @@ class BuildConfig:
 def _own_outputs(config):
   """File names this worker writes: its shards and its metadata."""
   names = [tfrecords.shard_name(i, config.num_output_files)
-           for i in range(config.num_output_files)
-           if i % config.num_workers == config.worker_index]
+           for i in config.worker_shards()]
   return set(names) | {tfrecords.metadata_name(config.worker_index,
                                                config.num_workers)}
 
@@ -139,10 +148,9 @@ def run_job(config, corpus, process_index):
       config.vocab_file, config.sp_model_file, config.do_lower_case)
   builder = pretraining_examples.ExampleBuilder(
       tokenizer, config.max_seq_length, rng)
-  writer = tfrecords.ShardWriter(
-      config.output_dir,
-      [i for i in range(config.num_output_files)
-       if i % config.num_jobs == job_index], config.num_output_files)
+  writer = tfrecords.ShardWriter(config.output_dir,
+                                 config.job_shards(job_index),
+                                 config.num_output_files)
   stats = build_stats.BuildStats()
   units = corpus.units(job_index, config.num_jobs, rng)
   reporter = progress.ProgressLogger(

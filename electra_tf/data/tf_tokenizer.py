@@ -43,16 +43,24 @@ UTF8 = "UTF-8"  # spelling of tf.strings.unicode_* ops
 LOWER_UTF8 = "utf-8"  # spelling of tf.strings.lower
 
 
+def _has_single_char_lower_case(char):
+  """Whether `str.lower()` changes `char` into one other character."""
+  lowered = char.lower()
+  return lowered != char and len(lowered) == 1 and (
+      not char_classes.is_dropped(char))
+
+
 @functools.lru_cache(maxsize=None)
 def _lowercase_fixes():
-  """Code points TF lower-cases unlike `str.lower()` -> Python's lower case.
+  """Characters TF lower-cases unlike `str.lower()`, as code point pairs.
 
-  Returns two int32 tuples (keys, values). Only single characters whose
-  Python lower case is one character are expected here.
+  TensorFlow's case tables predate Python's for some recent letters. Returns
+  (keys, values): the code points and their Python lower case. The only
+  multi-character lower case (U+0130) and final sigma agree already; the
+  every-code-point test guards both.
   """
   candidates = [chr(code_point) for low, high in char_classes.codepoint_ranges(
-      lambda char: char.lower() != char and not char_classes.is_dropped(char))
-                for code_point in range(low, high + 1)]
+      _has_single_char_lower_case) for code_point in range(low, high + 1)]
   with tf.init_scope():
     tf_lowered = tf.strings.lower(candidates, encoding=LOWER_UTF8).numpy()
   keys, values = [], []

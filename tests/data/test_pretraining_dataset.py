@@ -98,6 +98,31 @@ def test_workers_split_files_and_shards(small_corpus, small_config):
       metadata["counts"]["examples"])
 
 
+def test_workers_and_processes_partition_the_shards(small_config):
+  owned = []
+  for worker in range(3):
+    config = dataclasses.replace(small_config, num_workers=3,
+                                 worker_index=worker, num_processes=2,
+                                 num_output_files=13)
+    owned += config.worker_shards()
+    assert config.worker_shards() == sorted(
+        config.job_shards(worker * 2) + config.job_shards(worker * 2 + 1))
+  assert sorted(owned) == list(range(13))
+
+
+def test_other_workers_files_do_not_block_a_worker(small_corpus,
+                                                   small_config):
+  worker_config = dataclasses.replace(small_config, num_workers=2,
+                                      num_processes=1)
+  pretraining_dataset.build_pretraining_dataset(
+      dataclasses.replace(worker_config, worker_index=1), small_corpus)
+  pretraining_dataset.build_pretraining_dataset(
+      dataclasses.replace(worker_config, worker_index=0), small_corpus)
+  with pytest.raises(errors.DataError, match="not empty"):
+    pretraining_dataset.build_pretraining_dataset(
+        dataclasses.replace(worker_config, worker_index=0), small_corpus)
+
+
 def test_non_empty_output_dir_refused_unless_overwrite(small_corpus,
                                                        small_config):
   tf.io.gfile.makedirs(small_config.output_dir)
