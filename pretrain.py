@@ -1,6 +1,6 @@
-"""Pretrain ELECTRA; see `python pretrain.py --help` and the README."""
+"""Pretrain ELECTRA; `python pretrain.py --help` lists the flags."""
 
 from electra_tf.cli import pretrain
 
 if __name__ == "__main__":
-  pretrain.run()
+  raise SystemExit(pretrain.main())

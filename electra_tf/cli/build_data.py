@@ -22,29 +22,13 @@ from electra_tf.data import pretraining_dataset
 
 NAME = "build_pretraining_dataset"
 # Original flag -> ours; the original took these as "--flag value".
-ORIGINAL_VALUE_FLAGS = {
-    "--corpus-dir": "--input", "--vocab-file": "--vocab_file",
-    "--output-dir": "--output_dir", "--max-seq-length": "--max_seq_length",
-    "--num-processes": "--num_processes",
-    "--blanks-separate-docs": "--blanks_separate_docs"}
-ORIGINAL_SWITCHES = {"--do-lower-case": "--do_lower_case",
-                     "--no-lower-case": "--nodo_lower_case"}
-
-
-def translate_original_flags(argv):
-  """Rewrites the original's dashed flags into ours (values kept as given)."""
-  translated = [argv[0]]
-  args = iter(argv[1:])
-  for arg in args:
-    name, has_value, value = arg.partition("=")
-    if name in ORIGINAL_SWITCHES and not has_value:
-      translated.append(ORIGINAL_SWITCHES[name])
-    elif name in ORIGINAL_VALUE_FLAGS:
-      value = value if has_value else next(args, "")
-      translated.append(f"{ORIGINAL_VALUE_FLAGS[name]}={value}")
-    else:
-      translated.append(arg)
-  return translated
+translate_original_flags = entry_point.original_flag_translator(
+    {"--corpus-dir": "--input", "--vocab-file": "--vocab_file",
+     "--output-dir": "--output_dir", "--max-seq-length": "--max_seq_length",
+     "--num-processes": "--num_processes",
+     "--blanks-separate-docs": "--blanks_separate_docs"},
+    {"--do-lower-case": "--do_lower_case",
+     "--no-lower-case": "--nodo_lower_case"})
 
 
 def define_flags(flag_values):

@@ -18,6 +18,33 @@ EXIT_BAD_INPUT = 2
 HELP_FLAGS = ("-h", "--help", "-help", "--helpfull")
 
 
+def original_flag_translator(value_flags, switches=None):
+  """A `translate_argv` accepting an original tool's argparse spellings.
+
+  Args:
+    value_flags: {original flag: ours} for flags taking a value, which the
+      original also accepted as "--flag value".
+    switches: {original flag: ours} for value-less switches.
+  """
+  switches = switches or {}
+
+  def translate(argv):
+    translated = [argv[0]]
+    args = iter(argv[1:])
+    for arg in args:
+      name, has_value, value = arg.partition("=")
+      if name in switches and not has_value:
+        translated.append(switches[name])
+      elif name in value_flags:
+        value = value if has_value else next(args, "")
+        translated.append(f"{value_flags[name]}={value}")
+      else:
+        translated.append(arg)
+    return translated
+
+  return translate
+
+
 def _start_logging():
   """INFO and above from absl logging go to stderr."""
   if not flags.FLAGS.is_parsed():

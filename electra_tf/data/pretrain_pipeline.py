@@ -11,6 +11,7 @@ import tensorflow as tf
 
 from electra_tf import errors
 from electra_tf.data import features as F
+from electra_tf.data import tfrecords
 
 SHUFFLE_BUFFER = 1000
 MAX_CYCLE_LENGTH = 8
@@ -23,7 +24,9 @@ def list_shards(file_patterns):
   for pattern in [p.strip() for p in str(file_patterns).split(",") if p.strip()]:
     if tf.io.gfile.isdir(pattern):
       pattern = pattern.rstrip("/") + "/*.tfrecord*"
-    matched = sorted(tf.io.gfile.glob(pattern))
+    # Shards still being written (or left by a crashed build) never count.
+    matched = sorted(p for p in tf.io.gfile.glob(pattern)
+                     if not p.endswith(tfrecords.TEMP_SUFFIX))
     if not matched:
       raise errors.DataError(f"no TFRecord files match {pattern}")
     files.extend(matched)

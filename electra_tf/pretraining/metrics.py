@@ -61,6 +61,20 @@ def metric_sums(outputs):
   return sums
 
 
+def empty_sums(has_discriminator):
+  """Zeros with the keys and shapes `metric_sums` returns."""
+  keys = ["mlm_weight", "mlm_correct", "mlm_loss"]
+  if has_discriminator:
+    keys += ["sampled_correct", "disc_loss", "disc_examples", "disc_tokens",
+             "disc_correct", "disc_predicted", "disc_true_positive",
+             "disc_positive", "auc_positive", "auc_negative"]
+  sums = {k: tf.zeros([], tf.float32) for k in keys}
+  if has_discriminator:
+    for key in ("auc_true_positive", "auc_false_positive"):
+      sums[key] = tf.zeros([AUC_THRESHOLDS], tf.float32)
+  return sums
+
+
 def _ratio(numerator, denominator):
   return float(numerator) / float(denominator) if denominator else 0.0
 

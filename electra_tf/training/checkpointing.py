@@ -106,7 +106,7 @@ class RunCheckpoints:
     restored = [f"{len(names)} weights"]
     if "global_step" in shapes:
       self.optimizer.iterations.assign(int(reader.get_tensor("global_step")))
-      restored.append(f"global_step {int(self.optimizer.iterations)}")
+      restored.append(f"global_step {int(self.optimizer.iterations.numpy())}")
     table = tf1_names.pretrainer_variables(self.model)
     if all(f"{n}/adam_m" in shapes and f"{n}/adam_v" in shapes
            for n in table):
@@ -120,7 +120,7 @@ class RunCheckpoints:
 
   def save(self, force=False):
     """Saves if `every_steps` have passed (or `force`); returns the path."""
-    step = int(self.optimizer.iterations)
+    step = int(self.optimizer.iterations.numpy())
     return self.manager.save(checkpoint_number=step, check_interval=not force)
 
 

@@ -11,6 +11,7 @@ import signal
 import time
 from typing import Optional
 
+import keras
 import tensorflow as tf
 from absl import logging
 
@@ -48,17 +49,16 @@ def _reduce(strategy, per_replica):
           for k, v in per_replica.items()}
 
 
-def _loop_function(strategy, replica_fn, jit_compile):
+def _loop_function(strategy, replica_fn, jit_compile, has_discriminator):
   """A tf.function running `num_steps` replicated steps; returns the sums."""
   compiled = tf.function(replica_fn, jit_compile=True) if jit_compile else (
       replica_fn)
 
   @tf.function
   def run(iterator, num_steps):
-    sums = _reduce(strategy, strategy.run(compiled, args=(next(iterator),)))
-    sums["nonfinite_steps"] = tf.cast(~tf.math.is_finite(sums["loss"]),
-                                      tf.float32)
-    for _ in tf.range(num_steps - 1):
+    sums = pretrain_step.empty_training_sums(has_discriminator)
+    sums["nonfinite_steps"] = tf.zeros([], tf.float32)
+    for _ in tf.range(num_steps):
       step_sums = _reduce(strategy,
                           strategy.run(compiled, args=(next(iterator),)))
       step_sums["nonfinite_steps"] = tf.cast(
@@ -110,7 +110,12 @@ class _StopRequest:
 
 
 def build_model_and_optimizer(config, strategy, special_ids):
-  """Model, optimizer (built over its variables) and float16 loss scale."""
+  """Model, optimizer (built over its variables) and float16 loss scale.
+
+  Initial weights and dropout seeds follow `config.seed`, so two runs of one
+  config (on any number of replicas) start from the same point.
+  """
+  keras.utils.set_random_seed(config.seed)
   with strategy.scope():
     model = model_lib.ElectraPretrainer(
         config, special_ids=special_ids,
@@ -155,7 +160,7 @@ def pretrain(config, strategy, model_dir, train_files, special_ids=None,
       model_dir, model, optimizer, keep=config.keep_checkpoint_max,
       every_steps=config.save_checkpoints_steps, loss_scale=loss_scale)
   logging.info("%s", checkpoints.restore(init_checkpoint))
-  step = int(optimizer.iterations)
+  step = int(optimizer.iterations.numpy())
   total = config.num_train_steps
   if step >= total:
     logging.info("already at step %d of %d; nothing to do", step, total)
@@ -167,7 +172,7 @@ def pretrain(config, strategy, model_dir, train_files, special_ids=None,
   run_steps = _loop_function(
       strategy, lambda features: train_step(features, training=True),
       config.jit_compile and not distribute.is_tpu(strategy)
-      and strategy.num_replicas_in_sync == 1)
+      and strategy.num_replicas_in_sync == 1, model.discriminator is not None)
   flops = sizes.pretraining_flops_per_sequence(config) * config.train_batch_size
   tracker = progress_lib.Progress(step, total, config.train_batch_size, flops,
                                   peak_flops)
@@ -178,15 +183,15 @@ def pretrain(config, strategy, model_dir, train_files, special_ids=None,
     while step < total:
       chunk = _next_chunk(step, total, config)
       sums = _run_chunk(run_steps, iterator, chunk, step, checkpoints)
-      step = int(optimizer.iterations)
+      step = int(optimizer.iterations.numpy())
       values = _log_chunk(config, sums, chunk, step, tracker, writer,
                           optimizer)
-      saved = checkpoints.save(force=step >= total)
-      result = RunResult(step, saved or checkpoints.latest, values)
-      timed_out = max_seconds is not None and time.time() - started > max_seconds
-      if (stop.requested or timed_out) and step < total:
-        result.checkpoint = checkpoints.save(force=True)
-        result.stopped_early = True
+      timed_out = (max_seconds is not None
+                   and time.time() - started >= max_seconds)
+      stopping = (stop.requested or timed_out) and step < total
+      checkpoints.save(force=stopping or step >= total)
+      result = RunResult(step, checkpoints.latest, values, stopping)
+      if stopping:
         logging.info("stopped at step %d; rerun to continue", step)
         break
   writer.flush()
@@ -278,7 +283,7 @@ def evaluate(config, strategy, model_dir, eval_files, special_ids=None,
         f"{config.eval_batch_size} examples")
   results = metrics.finalize(totals)
   results["eval_batches"] = batches
-  step = int(optimizer.iterations)
+  step = int(optimizer.iterations.numpy())
   writer = tf.summary.create_file_writer(os.path.join(model_dir, "eval"))
   with writer.as_default(step=step):
     for key, value in results.items():

@@ -104,6 +104,18 @@ def training_sums(outputs, loss, grad_norm):
   return sums
 
 
+def empty_training_sums(has_discriminator):
+  """Zeros with the keys and shapes `training_sums` returns."""
+  sums = metrics.empty_sums(has_discriminator)
+  parts = ["mlm"] + (["disc"] if has_discriminator else [])
+  for part in parts:
+    for end in ("numerator", "denominator"):
+      sums[f"{part}_loss_{end}"] = tf.zeros([], tf.float32)
+  sums["loss"] = tf.zeros([], tf.float32)
+  sums["grad_norm"] = tf.zeros([], tf.float32)
+  return sums
+
+
 def eval_sums(model, features, batch_index):
   """Metric sums of one eval batch: no dropout, noise seeded by batch."""
   outputs = model(features, training=False, step=batch_index,

@@ -1,0 +1,166 @@
+"""The pretraining loop: XLA, replicas, resume, gfile paths, bad input."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import electra_tf
+from electra_tf.checkpoints import tf1_names
+from electra_tf.data import pretrain_pipeline
+from electra_tf.training import loop
+from electra_tf.training import optimization
+from electra_tf.training import pretrain_step
+from tests.training.conftest import tiny_config, write_records
+
+NO_DROPOUT = {"hidden_size": 32, "num_hidden_layers": 2,
+              "num_attention_heads": 2, "intermediate_size": 64,
+              "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0}
+
+
+def weights(model):
+  return {n: v.numpy() for n, v in
+          tf1_names.pretrainer_variables(model).items()}
+
+
+def final_weights(model_dir, config):
+  model = electra_tf.ElectraPretrainer(config)
+  model.build()
+  latest = tf.train.latest_checkpoint(model_dir)
+  tf.train.Checkpoint(model=model).read(latest).expect_partial()
+  return weights(model)
+
+
+def test_full_train_step_compiles_with_xla(shards):
+  config = tiny_config()
+  model, optimizer, _ = loop.build_model_and_optimizer(
+      config, tf.distribute.get_strategy(), None)
+  step = pretrain_step.PretrainStep(model, optimizer)
+  compiled = tf.function(lambda f: step(f, training=True), jit_compile=True)
+  features = next(iter(pretrain_pipeline.pretraining_dataset(
+      shards, config.train_batch_size, config.max_seq_length)))
+  hlo = compiled.experimental_get_compiler_ir(features)(stage="hlo")
+  assert "dot(" in hlo and "scatter" in hlo
+  before = optimizer.iterations.numpy()
+  sums = compiled(features)
+  assert optimizer.iterations.numpy() == before + 1
+  assert np.isfinite(sums["loss"].numpy())
+
+
+@pytest.mark.parametrize("replicas", [2, 4])
+def test_mirrored_replicas_match_one_device(shards, tmp_path, replicas):
+  config = tiny_config(model_hparam_overrides=NO_DROPOUT, num_train_steps=3,
+                       iterations_per_loop=3, save_checkpoints_steps=3)
+  one = loop.pretrain(config, tf.distribute.get_strategy(),
+                      str(tmp_path / "one"), shards)
+  devices = [f"/cpu:{i}" for i in range(replicas)]
+  # One process cannot host collective groups of two sizes; reduce through
+  # one device instead (the math is the same).
+  strategy = tf.distribute.MirroredStrategy(
+      devices, cross_device_ops=tf.distribute.ReductionToOneDevice())
+  many = loop.pretrain(config, strategy,
+                       str(tmp_path / "many"), shards)
+  assert many.step == one.step == 3
+  np.testing.assert_allclose(many.metrics["total_loss"],
+                             one.metrics["total_loss"], rtol=0, atol=1e-5)
+  a = final_weights(str(tmp_path / "one"), config)
+  b = final_weights(str(tmp_path / "many"), config)
+  for name in a:
+    np.testing.assert_allclose(b[name], a[name], rtol=0, atol=1e-5,
+                               err_msg=name)
+
+
+def test_resumed_run_equals_an_uninterrupted_one(shards, tmp_path):
+  config = tiny_config(num_train_steps=6)  # dropout on: its seeds resume too
+  loop.pretrain(config, tf.distribute.get_strategy(), str(tmp_path / "full"),
+                shards)
+  # max_seconds=0 stops (and saves) after the first host loop, like a
+  # pre-emption; the rerun continues.
+  first = loop.pretrain(config, tf.distribute.get_strategy(),
+                        str(tmp_path / "split"), shards, max_seconds=0)
+  assert first.stopped_early and first.checkpoint.endswith("ckpt-2")
+  second = loop.pretrain(config, tf.distribute.get_strategy(),
+                         str(tmp_path / "split"), shards)
+  assert second.step == 6
+  a = final_weights(str(tmp_path / "full"), config)
+  b = final_weights(str(tmp_path / "split"), config)
+  for name in a:
+    np.testing.assert_array_equal(b[name], a[name], err_msg=name)
+
+
+def test_everything_through_gfile_on_ram_paths(shards):
+  data = "ram://loop-data"
+  tf.io.gfile.makedirs(data)
+  for i, path in enumerate(shards):
+    tf.io.gfile.copy(path, f"{data}/part-{i}.tfrecord", overwrite=True)
+  model_dir = "ram://loop-model"
+  config = tiny_config(num_train_steps=2, jit_compile=True,
+                       results_txt=f"{model_dir}/results/unsup_results.txt")
+  strategy = tf.distribute.get_strategy()
+  files = pretrain_pipeline.list_shards(f"{data}/*.tfrecord")
+  result = loop.pretrain(config, strategy, model_dir, files)
+  assert result.checkpoint == f"{model_dir}/ckpt-2"
+  metrics = loop.evaluate(config, strategy, model_dir, files, num_steps=2)
+  assert 0.0 <= metrics["disc_accuracy"] <= 1.0
+  assert tf.io.gfile.exists(f"{model_dir}/config.json")
+  assert tf.io.gfile.glob(f"{model_dir}/train/events.out.tfevents*")
+  with tf.io.gfile.GFile(config.results_txt) as f:
+    assert "disc_auc" in f.read()
+
+
+def test_nan_loss_stops_and_names_the_last_good_checkpoint(shards, tmp_path):
+  model_dir = str(tmp_path / "m")
+  config = tiny_config(num_train_steps=2)
+  loop.pretrain(config, tf.distribute.get_strategy(), model_dir, shards)
+  poisoned = config.override(num_train_steps=4, gen_weight=float("nan"))
+  with pytest.raises(loop.TrainingError,
+                     match=r"non-finite loss in steps 3-4; stopped without "
+                           r"saving \(last good checkpoint: .*ckpt-2\)"):
+    loop.pretrain(poisoned, tf.distribute.get_strategy(), model_dir, shards)
+  assert tf.train.latest_checkpoint(model_dir).endswith("ckpt-2")
+
+
+def test_model_dir_of_another_config_is_refused_untouched(shards, tmp_path):
+  model_dir = str(tmp_path / "m")
+  loop.pretrain(tiny_config(num_train_steps=2), tf.distribute.get_strategy(),
+                model_dir, shards)
+  before = {p: os.path.getmtime(os.path.join(model_dir, p))
+            for p in os.listdir(model_dir) if not os.path.isdir(
+                os.path.join(model_dir, p))}
+  other = tiny_config(num_train_steps=4, embedding_size=32)
+  with pytest.raises(electra_tf.ConfigError,
+                     match="holds a run of another model config "
+                           r"\(embedding_size: 16 in the model dir, 32 now\)"):
+    loop.pretrain(other, tf.distribute.get_strategy(), model_dir, shards)
+  after = {p: os.path.getmtime(os.path.join(model_dir, p)) for p in before}
+  assert after == before
+  with open(os.path.join(model_dir, "config.json")) as f:
+    assert json.load(f)["embedding_size"] == 16
+
+
+def test_bad_shards_are_named(tmp_path):
+  config = tiny_config(num_train_steps=2)
+  strategy = tf.distribute.get_strategy()
+  short = write_records(str(tmp_path / "short.tfrecord"), 10, seq_length=8)
+  with pytest.raises(electra_tf.DataError,
+                     match=r"short.tfrecord: feature 'input_ids' has length 8,"
+                           r" but max_seq_length is 16"):
+    loop.pretrain(config, strategy, str(tmp_path / "m1"), [short])
+  with pytest.raises(electra_tf.DataError, match="no TFRecord files match"):
+    pretrain_pipeline.list_shards(str(tmp_path / "nothing-*.tfrecord"))
+  good = write_records(str(tmp_path / "good.tfrecord"), 200)
+  data = bytearray(open(good, "rb").read())
+  data[len(data) // 2:len(data) // 2 + 64] = b"\xff" * 64
+  corrupt = tmp_path / "corrupt.tfrecord"
+  corrupt.write_bytes(bytes(data))
+  with pytest.raises(loop.TrainingError, match="unreadable training data"):
+    loop.pretrain(config.override(num_train_steps=40), strategy,
+                  str(tmp_path / "m2"), [str(corrupt)])
+
+
+def test_schedule_warmup_then_linear_decay():
+  lr = [float(optimization.learning_rate_at(s, 1.0, 10, 4)) for s in
+        (0, 2, 4, 5, 10, 12)]
+  np.testing.assert_allclose(lr, [0.0, 0.4, 0.6, 0.5, 0.0, 0.0], atol=1e-7)
