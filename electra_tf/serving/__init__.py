@@ -1,0 +1,1 @@
+"""SavedModel export: raw-text, token-id and tf.Example signatures."""
