@@ -10,6 +10,7 @@ import keras
 from keras import ops
 
 from electra_tf.modeling import activations
+from electra_tf.modeling import dropout
 
 # Added to the scores of padding keys; the original's additive mask value.
 MASK_ADDER = -10000.0
@@ -36,8 +37,8 @@ class SelfAttention(keras.layers.Layer):
 
     self.query, self.key, self.value = dense("query"), dense("key"), dense(
         "value")
-    self.dropout = keras.layers.Dropout(config.attention_probs_dropout_prob,
-                                        dtype=self.dtype_policy)
+    self.dropout = dropout.HashDropout(config.attention_probs_dropout_prob,
+                                      dtype=self.dtype_policy)
 
   def build(self, input_shape):
     for layer in (self.query, self.key, self.value):

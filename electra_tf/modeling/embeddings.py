@@ -8,6 +8,7 @@ from keras import ops
 
 from electra_tf import errors
 from electra_tf.modeling import activations
+from electra_tf.modeling import dropout
 
 LAYER_NORM_EPSILON = 1e-12
 
@@ -36,8 +37,8 @@ class ElectraEmbeddings(keras.layers.Layer):
     self.config = config
     self.layer_norm = keras.layers.LayerNormalization(
         epsilon=LAYER_NORM_EPSILON, name="LayerNorm", dtype=self.dtype_policy)
-    self.dropout = keras.layers.Dropout(config.hidden_dropout_prob,
-                                        dtype=self.dtype_policy)
+    self.dropout = dropout.HashDropout(config.hidden_dropout_prob,
+                                      dtype=self.dtype_policy)
 
   def build(self, input_shape=None):
     c = self.config

@@ -7,6 +7,7 @@ import keras
 
 from electra_tf.modeling import activations
 from electra_tf.modeling import attention
+from electra_tf.modeling import dropout
 from electra_tf.modeling.embeddings import LAYER_NORM_EPSILON
 
 
@@ -35,8 +36,8 @@ class TransformerBlock(keras.layers.Layer):
         dtype=policy)
     self.output_layer_norm = keras.layers.LayerNormalization(
         epsilon=LAYER_NORM_EPSILON, name="output_LayerNorm", dtype=policy)
-    self.dropout = keras.layers.Dropout(config.hidden_dropout_prob,
-                                        dtype=policy)
+    self.dropout = dropout.HashDropout(config.hidden_dropout_prob,
+                                      dtype=policy)
     self.config = config
 
   def build(self, input_shape):

@@ -12,22 +12,13 @@ V vocab size.
 
 import tensorflow as tf
 
+from electra_tf.modeling import counter_hash
+
 # Stream ids keep the three noise tensors of one example independent.
 POSITION_STREAM, MASK_STREAM, SAMPLE_STREAM = 1, 2, 3
 _GOLDEN = 0x9E3779B9
-
-
-def _mix(x):
-  """A 32-bit integer finaliser with good avalanche (uint32 -> uint32)."""
-  x = tf.bitwise.bitwise_xor(x, tf.bitwise.right_shift(x, 16))
-  x = x * tf.constant(0x7FEB352D, tf.uint32)
-  x = tf.bitwise.bitwise_xor(x, tf.bitwise.right_shift(x, 15))
-  x = x * tf.constant(0x846CA68B, tf.uint32)
-  return tf.bitwise.bitwise_xor(x, tf.bitwise.right_shift(x, 16))
-
-
-def _u32(x):
-  return tf.cast(tf.cast(x, tf.int64) % (1 << 32), tf.uint32)
+_mix = counter_hash.mix32
+_u32 = counter_hash.to_uint32
 
 
 def uniform(seed, step, example_ids, stream, shape_per_example):
