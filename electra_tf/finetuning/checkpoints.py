@@ -1,0 +1,147 @@
+"""Where finetuning starts from, and the finetuned model export loads.
+
+Each trial t trains in `<model_dir>_<t>` (the original's layout) and starts:
+  1. from the latest checkpoint there (a resumed run; a finished trial is
+     not trained again);
+  2. else from `init_checkpoint`, a checkpoint prefix or a directory
+     holding one, encoder weights only:
+     * ours (object-based): a pretraining run's `ElectraPretrainer` or a
+       finetuning run's model, both of which hold the encoder as
+       `model/electra_encoder`;
+     * the original's (TF1 names): the discriminator's `electra/...`
+       variables; the generator, the pretraining heads, task heads and
+       optimizer slots are ignored;
+  3. else from scratch.
+A trial dir holds `ckpt-<step>` (model, optimizer and dropout states),
+`finetuning_config.json` and `labels.json` (label lists of tagging tasks);
+`load_finetuned_model` rebuilds the model from them for export.
+"""
+
+import json
+import os
+
+import tensorflow as tf
+
+from electra_tf import errors
+from electra_tf.checkpoints import original_format
+from electra_tf.checkpoints import tf1_names
+from electra_tf.finetuning import config as config_lib
+from electra_tf.finetuning import model as model_lib
+from electra_tf.finetuning import registry
+
+CONFIG_FILE = "finetuning_config.json"
+LABELS_FILE = "labels.json"
+OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+_RESTORE_ERRORS = (AssertionError, ValueError, tf.errors.OpError)
+
+
+def _first_line(error):
+  return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
+def resolve_checkpoint(path):
+  """The checkpoint prefix `path` names: itself, or a directory's latest."""
+  if tf.io.gfile.exists(path + ".index"):
+    return path
+  if tf.io.gfile.isdir(path):
+    latest = tf.train.latest_checkpoint(path)
+    if latest:
+      return latest
+    raise errors.CheckpointError(f"no checkpoint in directory {path}")
+  raise errors.CheckpointError(f"checkpoint not found: {path}")
+
+
+def load_encoder(encoder, path):
+  """Loads encoder weights from one of our checkpoints or an original one.
+
+  Returns a description for the log. Raises `CheckpointError` when the
+  checkpoint lacks an encoder variable or holds it with another shape.
+  """
+  prefix = resolve_checkpoint(path)
+  reader = original_format.open_reader(prefix)
+  shapes = reader.get_variable_to_shape_map()
+  if OBJECT_GRAPH_KEY in shapes:
+    root = tf.train.Checkpoint(
+        model=tf.train.Checkpoint(electra_encoder=encoder))
+    try:
+      root.read(prefix).assert_existing_objects_matched().expect_partial()
+    except _RESTORE_ERRORS as e:
+      raise errors.CheckpointError(
+          f"checkpoint {prefix} holds no encoder of this config: "
+          f"{_first_line(e)}") from None
+    return f"encoder from {prefix}"
+  table = tf1_names.encoder_variables(encoder, model_lib.TF1_ENCODER_SCOPE)
+  missing = sorted(n for n in table if n not in shapes)
+  mismatched = sorted(f"{n} {shapes[n]} (model {list(table[n].shape)})"
+                      for n in table
+                      if n in shapes and list(shapes[n]) != list(table[n].shape))
+  if missing or mismatched:
+    raise errors.CheckpointError(
+        f"checkpoint {prefix} does not fit the encoder config: "
+        f"{len(missing)} missing (e.g. {missing[:2]}), {len(mismatched)} "
+        f"of another shape (e.g. {mismatched[:2]})")
+  for name, variable in table.items():
+    variable.assign(reader.get_tensor(name))
+  return f"{len(table)} original encoder variables from {prefix}"
+
+
+def record_run(model_dir, config, label_lists):
+  """Writes config and labels; refuses a dir made for another model."""
+  path = os.path.join(model_dir, CONFIG_FILE)
+  current = config.to_dict()
+  if tf.io.gfile.exists(path):
+    with tf.io.gfile.GFile(path) as f:
+      saved = json.load(f)
+    changed = [k for k in config_lib.ARCHITECTURE_KEYS
+               if saved.get(k) != current[k]]
+    if changed:
+      raise errors.ConfigError(
+          f"model dir {model_dir} holds a run of another model ("
+          f"{', '.join(changed)} differ); use a new model_dir")
+  tf.io.gfile.makedirs(model_dir)
+  for name, value in ((CONFIG_FILE, current),
+                      (LABELS_FILE, {k: list(v)
+                                     for k, v in label_lists.items()})):
+    with tf.io.gfile.GFile(os.path.join(model_dir, name), "w") as f:
+      json.dump(value, f, indent=1, sort_keys=True)
+
+
+def load_finetuned_model(path, task_name=None, dtype=None):
+  """Rebuilds a finetuned model and loads its weights (for export).
+
+  Args:
+    path: a trial's model dir (its latest checkpoint is used) or a
+      checkpoint prefix inside one.
+    task_name: the task to return; may be omitted for single-task runs.
+    dtype: Keras dtype policy of the rebuilt model (float32 by default).
+
+  Returns:
+    (model, config, task): the `FinetuningModel` (all heads of the run),
+    its `FinetuningConfig` and the `Task` named `task_name`.
+  """
+  prefix = resolve_checkpoint(path)
+  model_dir = os.path.dirname(prefix)
+  saved = {}
+  for name in (CONFIG_FILE, LABELS_FILE):
+    file = os.path.join(model_dir, name)
+    if not tf.io.gfile.exists(file):
+      raise errors.CheckpointError(f"{file} not found next to {prefix}")
+    with tf.io.gfile.GFile(file) as f:
+      saved[name] = json.load(f)
+  config = config_lib.FinetuningConfig.from_hparams(saved[CONFIG_FILE])
+  if task_name is None:
+    if len(config.task_names) != 1:
+      raise errors.ConfigError(f"{prefix} was finetuned on "
+                               f"{list(config.task_names)}; name a task")
+    task_name = config.task_names[0]
+  if task_name not in config.task_names:
+    raise errors.ConfigError(f"{prefix} has no head for {task_name!r}; it "
+                             f"has {list(config.task_names)}")
+  model = model_lib.build_finetuning_model(config, saved[LABELS_FILE], dtype)
+  try:
+    (tf.train.Checkpoint(model=model).read(prefix)
+     .assert_existing_objects_matched().expect_partial())
+  except _RESTORE_ERRORS as e:
+    raise errors.CheckpointError(
+        f"cannot restore {prefix}: {_first_line(e)}") from None
+  return model, config, registry.get_task(task_name)

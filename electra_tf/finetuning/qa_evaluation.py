@@ -1,0 +1,81 @@
+"""SQuAD evaluation: model outputs -> answers, prediction files, scores.
+
+As the original: answers are decoded from each window's outputs, written
+to `qa_preds_file` (and the null odds to `qa_na_file` for 2.0), scored
+with the official scripts' definitions (2.0 with `qa_na_threshold` on the
+null odds) and the scores written to `qa_eval_file`.
+"""
+
+import json
+import os
+
+import tensorflow as tf
+
+from electra_tf.finetuning import squad
+from electra_tf.finetuning import squad_postprocessing as post
+from electra_tf.finetuning import squad_scoring
+from electra_tf.finetuning import tasks as tasks_lib
+
+JOINT_FIELDS = ("start_top_log_probs", "start_top_index", "end_top_log_probs",
+                "end_top_index")
+
+
+def raw_results(outputs, config):
+  """{feature id: `RawResult`} from `evaluation.predict` outputs."""
+  fields = ["start_logits", "end_logits"]
+  if config.answerable_classifier:
+    fields.append("answerable_logit")
+  if config.joint_prediction:
+    fields += JOINT_FIELDS
+  ids = outputs[tasks_lib.EXAMPLE_ID]
+  return {int(feature_id): post.RawResult(
+      **{field: outputs[field][i] for field in fields})
+          for i, feature_id in enumerate(ids)}
+
+
+def decoding_settings(config, task):
+  return post.DecodingSettings(
+      v2=task.v2, n_best_size=config.n_best_size,
+      max_answer_length=config.max_answer_length,
+      joint_prediction=config.joint_prediction,
+      answerable_classifier=config.answerable_classifier)
+
+
+def decode(config, task, examples, tokenizer, settings, outputs):
+  """`SquadPredictions` of `examples` from the model outputs."""
+  return post.decode_predictions(
+      examples, tokenizer, settings, raw_results(outputs, config),
+      decoding_settings(config, task))
+
+
+def write_json(path, value):
+  """Writes `value` as JSON at `path` (any gfile path), creating dirs."""
+  tf.io.gfile.makedirs(os.path.dirname(path))
+  with tf.io.gfile.GFile(path, "w") as f:
+    json.dump(value, f)
+
+
+def squad_metrics(config, task, examples, tokenizer, settings, outputs,
+                  split=tasks_lib.DEV):
+  """Decodes, writes the prediction files and returns the official scores."""
+  decoded = decode(config, task, examples, tokenizer, settings, outputs)
+  write_json(config.qa_preds_file.format(task.name), decoded.predictions)
+  dataset = squad.load_dataset(task.split_path(config.raw_data_root, split))
+  if task.v2:
+    write_json(config.qa_na_file.format(task.name), decoded.null_odds)
+    scores = squad_scoring.evaluate_v2(dataset, decoded.predictions,
+                                       decoded.null_odds,
+                                       na_prob_thresh=config.qa_na_threshold)
+  else:
+    scores = squad_scoring.evaluate_v1(dataset, decoded.predictions)
+  write_json(config.qa_eval_file.format(task.name), scores)
+  return scores
+
+
+def test_answers(config, task, examples, tokenizer, settings, outputs):
+  """Answers for a submission: "" where the null odds pass the threshold."""
+  decoded = decode(config, task, examples, tokenizer, settings, outputs)
+  if not task.v2:
+    return decoded.predictions
+  return post.apply_null_threshold(decoded.predictions, decoded.null_odds,
+                                   config.qa_na_threshold)

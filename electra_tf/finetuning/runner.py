@@ -1,0 +1,216 @@
+"""run_finetuning: the original `run_finetuning.py` recipe.
+
+For each of `num_trials` trials (seed `seed + trial - 1`): build the model,
+train it on all tasks' training sets together, evaluate every task on its
+dev set, write the results (each trial, and the median over trials) and,
+with `write_test_outputs`, the test-set predictions in leaderboard format.
+"""
+
+import dataclasses
+import json
+import os
+import pickle
+import statistics
+
+import tensorflow as tf
+from absl import logging
+
+from electra_tf import errors
+from electra_tf import tokenization
+from electra_tf.finetuning import checkpoints
+from electra_tf.finetuning import evaluation
+from electra_tf.finetuning import feature_cache
+from electra_tf.finetuning import input_pipeline
+from electra_tf.finetuning import qa_evaluation
+from electra_tf.finetuning import submission
+from electra_tf.finetuning import tasks as tasks_lib
+from electra_tf.finetuning import train_loop
+
+REQUIRED_PATHS = ("raw_data_dir", "vocab_file", "model_dir",
+                  "preprocessed_data_dir", "results_txt")
+QA_PATHS = ("qa_preds_file", "qa_na_file", "qa_eval_file")
+GLUE_FOLDER = "glue_trial_{}"
+
+
+@dataclasses.dataclass
+class FinetuningResults:
+  """Dev metrics (percent): per trial, and the median over the trials."""
+  trials: list  # [{task: {metric: value}}]
+  median: dict  # {task: {metric: value}}
+  skipped: dict  # {task or split: inputs the readers skipped}
+
+
+class RunData:
+  """The tokenizer, data settings, label lists and cached features of a run."""
+
+  def __init__(self, config):
+    self.config = config
+    self.tokenizer = tokenization.FullTokenizer(config.vocab_file,
+                                                config.do_lower_case)
+    self.settings = tasks_lib.DataSettings(
+        max_seq_length=config.max_seq_length,
+        double_unordered=config.double_unordered,
+        max_query_length=config.max_query_length,
+        doc_stride=config.doc_stride)
+    self.label_lists = {}
+    for task in config.tasks:
+      if task.task_type == tasks_lib.TaskType.TAGGING:
+        labels = task.label_list(config.raw_data_root)
+        if not labels:
+          raise errors.DataError(f"no {task.name} data (no tags) in "
+                                 f"{task.raw_data_dir(config.raw_data_root)}")
+        self.label_lists[task.name] = labels
+    self.skipped = {}
+
+  def features(self, tasks, split, is_training):
+    feature_set = feature_cache.build_feature_set(
+        self.config, tasks, split, is_training, self.tokenizer,
+        self.label_lists, self.settings)
+    if feature_set.skipped:
+      self.skipped[f"{','.join(t.name for t in tasks)} {split}"] = len(
+          feature_set.skipped)
+    return feature_set
+
+  def split_exists(self, task, split):
+    folder = task.raw_data_dir(self.config.raw_data_root)
+    if task.task_type == tasks_lib.TaskType.SPAN_QA:
+      return tf.io.gfile.exists(task.split_path(self.config.raw_data_root,
+                                                split))
+    return tf.io.gfile.exists(os.path.join(folder,
+                                           task.file_stem(split) + ".tsv"))
+
+
+def check_run(config, tokenizer=None):
+  """Paths, data folders and sizes a run needs, before any work."""
+  needed = REQUIRED_PATHS + (QA_PATHS if any(
+      t.task_type == tasks_lib.TaskType.SPAN_QA for t in config.tasks) else ())
+  missing = [key for key in needed if getattr(config, key) is None]
+  if missing:
+    raise errors.ConfigError(f"no {', '.join(missing)}: give a data dir "
+                             "(--data_dir) or set them in the hparams")
+  if config.data_dir and not tf.io.gfile.isdir(config.data_dir):
+    raise errors.ConfigError(f"data dir {config.data_dir} does not exist")
+  for task in config.tasks:
+    folder = task.raw_data_dir(config.raw_data_root)
+    if not tf.io.gfile.isdir(folder):
+      raise errors.DataError(f"no {task.name} data: {folder} does not exist")
+  limit = config.encoder_config.max_position_embeddings
+  if config.max_seq_length > limit:
+    raise errors.ConfigError(f"max_seq_length {config.max_seq_length} exceeds"
+                             f" max_position_embeddings {limit}")
+  if tokenizer is not None and len(tokenizer.vocab) > config.vocab_size:
+    raise errors.ConfigError(
+        f"vocab file {config.vocab_file} has {len(tokenizer.vocab)} tokens "
+        f"but vocab_size is {config.vocab_size}; set vocab_size")
+
+
+def evaluate_task(config, strategy, model, data, task, split=tasks_lib.DEV):
+  """Dev metrics of one task (percent), logged as the original."""
+  feature_set = data.features([task], split, is_training=False)
+  outputs = evaluation.predict(model, strategy, feature_set, task.name,
+                               config.eval_batch_size)
+  if not outputs:
+    raise errors.DataError(f"{task.name} {split} has no examples")
+  if task.task_type == tasks_lib.TaskType.SPAN_QA:
+    examples = task.read_examples(config.raw_data_root, split).examples
+    metrics = qa_evaluation.squad_metrics(config, task, examples,
+                                          data.tokenizer, data.settings,
+                                          outputs, split)
+  elif task.task_type == tasks_lib.TaskType.TAGGING:
+    metrics = evaluation.tagging_metrics(outputs, data.label_lists[task.name])
+  else:
+    metrics = evaluation.sentence_metrics(task, outputs)
+  logging.info("%s: %s", task.name, " - ".join(
+      f"{k}: {v:.2f}" for k, v in metrics.items()))
+  return metrics
+
+
+def write_test_predictions(config, strategy, model, data, trial):
+  """GLUE leaderboard TSVs and SQuAD answer JSONs of one trial."""
+  base = (os.path.dirname(config.test_predictions) if config.test_predictions
+          else config.trial_model_dir(trial))
+  glue_dir = os.path.join(base, GLUE_FOLDER.format(trial))
+  for task in config.tasks:
+    splits = ([tasks_lib.TEST] if task.task_type == tasks_lib.TaskType.SPAN_QA
+              else submission.glue_splits(task))
+    for split in splits:
+      if not data.split_exists(task, split):
+        logging.info("no %s %s file: no predictions written", task.name,
+                     split)
+        continue
+      feature_set = data.features([task], split, is_training=False)
+      outputs = evaluation.predict(model, strategy, feature_set, task.name,
+                                   config.predict_batch_size)
+      if task.task_type != tasks_lib.TaskType.SPAN_QA:
+        path = submission.write_glue_file(glue_dir, task, split, outputs)
+      else:
+        examples = task.read_examples(config.raw_data_root, split).examples
+        answers = qa_evaluation.test_answers(config, task, examples,
+                                             data.tokenizer, data.settings,
+                                             outputs)
+        path = os.path.splitext(config.test_predictions.format(
+            task.name, split, trial))[0] + ".json"
+        qa_evaluation.write_json(path, answers)
+      logging.info("wrote %s %s predictions to %s", task.name, split, path)
+
+
+def median_results(trials):
+  """{task: {metric: median over the trials}}."""
+  median = {}
+  for task in (trials[0] if trials else {}):
+    median[task] = {metric: statistics.median(t[task][metric] for t in trials)
+                    for metric in trials[0][task]}
+  return median
+
+
+def write_results(config, results):
+  """`results_txt` and `results_pkl` as the original, plus a JSON summary."""
+  tf.io.gfile.makedirs(os.path.dirname(config.results_txt))
+  lines = [f"{task}: " + " - ".join(f"{k}: {v:.2f}" for k, v in m.items())
+           for trial in results.trials for task, m in trial.items()]
+  with tf.io.gfile.GFile(config.results_txt, "w") as f:
+    f.write("".join(line + "\n" for line in lines))
+  if config.results_pkl:
+    with tf.io.gfile.GFile(config.results_pkl, "wb") as f:
+      pickle.dump(results.trials, f)
+  summary = os.path.splitext(config.results_txt)[0] + ".json"
+  with tf.io.gfile.GFile(summary, "w") as f:
+    json.dump(dataclasses.asdict(results), f, indent=1)
+
+
+def run_finetuning(config, strategy=None):
+  """Trains and evaluates `config.num_trials` models; returns the results."""
+  check_run(config)
+  strategy = strategy or tf.distribute.get_strategy()
+  data = RunData(config)
+  check_run(config, data.tokenizer)
+  num_steps, train_set = 1, None
+  if config.do_train:
+    train_set = data.features(config.tasks, tasks_lib.TRAIN, is_training=True)
+    if not train_set.num_features:
+      raise errors.DataError(f"no training examples for {config.task_names}")
+    num_steps = input_pipeline.num_train_steps(
+        train_set.num_features, config.train_batch_size,
+        config.num_train_epochs)
+  results = FinetuningResults([], {}, data.skipped)
+  for trial in range(1, config.num_trials + 1):
+    logging.info("trial %d/%d of %s", trial, config.num_trials,
+                 ",".join(config.task_names))
+    model_dir = config.trial_model_dir(trial)
+    seed = config.seed + trial - 1
+    checkpoints.record_run(model_dir, config, data.label_lists)
+    trainee = train_loop.build_trainee(config, strategy, model_dir,
+                                       data.label_lists, num_steps, seed)
+    if config.do_train:
+      train_loop.train(config, strategy, trainee, train_set, num_steps, seed)
+    if config.do_eval:
+      results.trials.append({
+          task.name: evaluate_task(config, strategy, trainee.model, data, task)
+          for task in config.tasks})
+      results.median = median_results(results.trials)
+      write_results(config, results)
+      if config.write_test_outputs and trial <= config.n_writes_test:
+        write_test_predictions(config, strategy, trainee.model, data, trial)
+    if not config.keep_all_models and trial != config.num_trials:
+      tf.io.gfile.rmtree(model_dir)
+  return results

@@ -1,0 +1,54 @@
+"""Test-set predictions in the formats the leaderboards take.
+
+GLUE (gluebenchmark.com): one `<NAME>.tsv` per task with a header
+`index<TAB>prediction` and one row per test example, in the test file's
+order; predictions are label names (`entailment`, `0`/`1`, ...) or, for
+STS-B, a score in [0, 5]. MNLI's matched and mismatched test sets go to
+`MNLI-m.tsv` and `MNLI-mm.tsv`, its diagnostic set to `AX.tsv`.
+SQuAD: a JSON {question id: answer}, "" for predicted no-answer (2.0).
+"""
+
+import os
+
+import numpy as np
+import tensorflow as tf
+
+from electra_tf.finetuning import tasks as tasks_lib
+
+# Our task (and split) -> the GLUE leaderboard's file name.
+GLUE_FILE_NAMES = {
+    ("cola", "test"): "CoLA", ("sst", "test"): "SST-2",
+    ("mrpc", "test"): "MRPC", ("sts", "test"): "STS-B",
+    ("qqp", "test"): "QQP", ("mnli", "test"): "MNLI-m",
+    ("mnli-mm", "test"): "MNLI-mm", ("mnli", "diagnostic"): "AX",
+    ("qnli", "test"): "QNLI", ("rte", "test"): "RTE", ("wnli", "test"): "WNLI",
+}
+HEADER = "index\tprediction\n"
+SCORE_FORMAT = "{:.3f}"
+
+
+def glue_splits(task):
+  """The test splits the leaderboard wants for `task` (maybe none)."""
+  return [split for name, split in GLUE_FILE_NAMES if name == task.name]
+
+
+def prediction_strings(task, outputs):
+  """(example id, leaderboard string) of every predicted example."""
+  eids = outputs[tasks_lib.EXAMPLE_ID].tolist()
+  predictions = outputs["predictions"]
+  if task.task_type == tasks_lib.TaskType.REGRESSION:
+    # Targets were (score - min) / max; undo, within the score range.
+    scores = np.clip(predictions * task.max_value + task.min_value,
+                     task.min_value, task.max_value)
+    return [(eid, SCORE_FORMAT.format(s)) for eid, s in zip(eids, scores)]
+  return [(eid, task.labels[int(p)]) for eid, p in zip(eids, predictions)]
+
+
+def write_glue_file(directory, task, split, outputs):
+  """Writes the leaderboard TSV of one task's test split; returns its path."""
+  rows = sorted(prediction_strings(task, outputs))
+  path = os.path.join(directory, GLUE_FILE_NAMES[(task.name, split)] + ".tsv")
+  tf.io.gfile.makedirs(directory)
+  with tf.io.gfile.GFile(path, "w") as f:
+    f.write(HEADER + "".join(f"{eid}\t{text}\n" for eid, text in rows))
+  return path
