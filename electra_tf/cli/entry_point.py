@@ -6,6 +6,8 @@ Bad input (`ElectraError`) and bad flags are printed as one line to stderr
 with exit code 2, never as a traceback.
 """
 
+import logging as std_logging
+import os
 import sys
 
 from absl import flags
@@ -45,12 +47,23 @@ def original_flag_translator(value_flags, switches=None):
   return translate
 
 
+class _QuietTensorFlow(std_logging.Filter):
+  """Drops TensorFlow's own INFO chatter (saver sharding, asset notes)."""
+
+  def filter(self, record):
+    inside_tf = f"{os.sep}tensorflow{os.sep}" in record.pathname
+    return not inside_tf or record.levelno >= std_logging.WARNING
+
+
 def _start_logging():
   """INFO and above from absl logging go to stderr."""
   if not flags.FLAGS.is_parsed():
     flags.FLAGS.mark_as_parsed()  # no "logging before flag parsing" notice
   logging.use_absl_handler()
   logging.set_verbosity(logging.INFO)
+  handler = logging.get_absl_handler()
+  if not any(isinstance(f, _QuietTensorFlow) for f in handler.filters):
+    handler.addFilter(_QuietTensorFlow())
 
 
 def run_tool(name, define_flags, run, argv=None, translate_argv=None):

@@ -8,6 +8,7 @@ The original's `--data-dir`, `--model-name` and `--hparams` work unchanged:
 data is then read from `<data-dir>/pretrain_tfrecords/`, the vocab from
 `<data-dir>/vocab.txt`, and the model lives in `<data-dir>/models/<name>`.
 Rerunning the same command resumes from the model dir's last checkpoint.
+Without data, preset or hparams it runs the built-in demo (see `demo.py`).
 """
 
 from absl import flags
@@ -15,6 +16,7 @@ from absl import logging
 
 from electra_tf import config as config_lib
 from electra_tf import errors
+from electra_tf.cli import demo
 from electra_tf.cli import entry_point
 from electra_tf.data import dataset_checks
 from electra_tf.data import pretrain_pipeline
@@ -23,6 +25,7 @@ from electra_tf.training import loop
 from electra_tf.training import progress
 
 NAME = "electra-pretrain"
+DEFAULT_DEMO_DIR = "electra_demo"
 translate_original_flags = entry_point.original_flag_translator(
     {"--data-dir": "--data_dir", "--model-name": "--model_name"})
 
@@ -61,6 +64,14 @@ def define_flags(fv):
   flags.DEFINE_float("peak_tflops", None, "Peak TFLOP/s of all devices, for "
                      "the utilisation figure (default: measured).",
                      flag_values=fv)
+  flags.DEFINE_boolean("demo", None, "Run the built-in demo (the default "
+                       "when no data, preset or hparams are given).",
+                       flag_values=fv)
+  string("demo_dir", "Where the demo keeps its files (default: "
+         "./electra_demo).")
+  string("text", "Demo only: comma-separated text files/globs to use "
+         "instead of Python's docstrings (one sentence per line, blank "
+         "line between documents).")
 
 
 def load_config(fv):
@@ -80,8 +91,20 @@ def _files(value, what):
   return pretrain_pipeline.list_shards(value)
 
 
+def _wants_demo(fv):
+  if fv.demo is not None:
+    return fv.demo
+  return not any((fv.preset, fv.hparams, fv.data_dir, fv.train_data,
+                  fv.eval_data, fv.model_dir, fv.mode))
+
+
 def pretrain(fv):
   """Runs what the flags ask for."""
+  if _wants_demo(fv):
+    summary = demo.run_demo(fv.demo_dir or DEFAULT_DEMO_DIR, fv.text,
+                            fv.hparams, fv.max_seconds)
+    print("\n".join(demo.report(summary)))
+    return
   config = load_config(fv)
   model_dir = fv.model_dir or config.model_dir
   if not model_dir:

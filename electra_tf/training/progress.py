@@ -43,17 +43,21 @@ class Progress:
     self.sequences_per_step = sequences_per_step
     self.flops_per_step = flops_per_step
     self.peak_flops = peak_flops
-    self._start_step, self._start_time = start_step, time.perf_counter()
-    self._last_step, self._last_time = start_step, self._start_time
+    self._last_step, self._last_time = start_step, time.perf_counter()
+    self._warm = None
 
   def update(self, step):
-    """Rates since the last update, and the ETA from the whole run."""
+    """Rates since the last update, and the ETA."""
     now = time.perf_counter()
     steps = step - self._last_step
     elapsed = max(now - self._last_time, 1e-9)
     self._last_step, self._last_time = step, now
-    done = step - self._start_step
-    per_step = (now - self._start_time) / max(done, 1)
+    # The first host loop includes compilation: estimate from later ones.
+    if self._warm is None:
+      self._warm = (step, now)
+      per_step = elapsed / max(steps, 1)
+    else:
+      per_step = (now - self._warm[1]) / max(step - self._warm[0], 1)
     stats = {
         "sequences_per_second": steps * self.sequences_per_step / elapsed,
         "steps_per_second": steps / elapsed,

@@ -1,0 +1,67 @@
+"""The newcomer's demo: resumable, and its export serves text."""
+
+import gzip
+import json
+import logging
+import os
+import subprocess
+import sys
+
+from electra_tf.cli import pretrain
+from tests.conftest import TESTDATA
+
+HPARAMS = {"num_train_steps": 20, "iterations_per_loop": 5,
+           "save_checkpoints_steps": 5, "train_batch_size": 8,
+           "eval_batch_size": 8, "max_seq_length": 32, "num_warmup_steps": 2,
+           "jit_compile": False}
+SCORE = """
+import sys, tensorflow as tf, tensorflow_text
+model = tf.saved_model.load(sys.argv[1])
+out = model.signatures["serving_default"](
+    text=tf.constant(["The quick brown fox.", "Another sentence here."]))
+print(out["rtd_probs"].shape[0], float(tf.reduce_max(out["rtd_probs"])))
+"""
+
+
+def _text_files(folder):
+  with gzip.open(os.path.join(TESTDATA, "data_builder", "text.txt.gz"),
+                 "rt") as f:
+    lines = f.read().splitlines()
+  paths = []
+  for i in range(3):
+    path = os.path.join(folder, f"part{i}.txt")
+    with open(path, "w") as f:
+      f.write("\n".join(lines[i::3]) + "\n")
+    paths.append(path)
+  return os.path.join(folder, "part*.txt")
+
+
+def _run(demo_dir, text, *extra):
+  return pretrain.main(["pretrain.py", "--demo", "--demo_dir", demo_dir,
+                        "--text", text, "--hparams", json.dumps(HPARAMS),
+                        *extra])
+
+
+def test_demo_resumes_and_exports_a_model_that_scores_text(
+    tmp_path, caplog, capsys):
+  text = _text_files(str(tmp_path))
+  demo_dir = str(tmp_path / "demo")
+  assert _run(demo_dir, text, "--max_seconds", "0") == 0  # an interruption
+  assert "stopped early" in capsys.readouterr().out
+  assert os.path.exists(os.path.join(demo_dir, "model", "ckpt-5.index"))
+  with caplog.at_level(logging.INFO):
+    assert _run(demo_dir, text) == 0
+  assert any("resumed from" in r.getMessage() and "ckpt-5" in r.getMessage()
+             for r in caplog.records)
+  report = capsys.readouterr().out
+  assert "ELECTRA demo: step 20" in report and "SavedModel:" in report
+  export = os.path.join(demo_dir, "export", "1")
+  scored = subprocess.run([sys.executable, "-c", SCORE, export], check=True,
+                          capture_output=True, text=True,
+                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+  count, top = scored.stdout.split()
+  assert int(count) == 2 and 0.0 < float(top) < 1.0
+  # A third run reuses everything and exports nothing new.
+  assert _run(demo_dir, text) == 0
+  assert sorted(os.listdir(os.path.join(demo_dir, "export")))[0] == "1"
+  assert not os.path.exists(os.path.join(demo_dir, "export", "2"))
