@@ -26,6 +26,7 @@ from absl import logging
 from electra_tf import errors
 from electra_tf.data import features as F
 from electra_tf.data import tfrecords
+from electra_tf.finetuning import chunking
 from electra_tf.finetuning import model as model_lib
 from electra_tf.finetuning import tasks as tasks_lib
 
@@ -43,7 +44,10 @@ class FeatureSet:
   num_features: int
   num_examples: int
   skipped: tuple = ()  # "location: reason" of inputs the readers left out
-  long_sequences: int = 0  # sequences that reached max_seq_length
+  # Sequences cut to max_seq_length: tagging sentences that lost words, and
+  # sentence(-pair)s that fill it (cut or fitting exactly). QA contexts are
+  # windowed, not cut.
+  long_sequences: int = 0
 
 
 def feature_shapes(tasks, settings, is_training):
@@ -117,20 +121,24 @@ def _to_tf_example(feature, shapes):
   return tf.train.Example(features=tf.train.Features(feature=values))
 
 
-def _reached_max_length(feature, max_seq_length):
+def is_long(task, example, feature, max_seq_length):
+  """Whether featurization cut the example (see `FeatureSet`)."""
+  if task.task_type == tasks_lib.TaskType.SPAN_QA:
+    return False
+  if task.task_type == tasks_lib.TaskType.TAGGING:
+    return int(np.sum(feature[chunking.LABELS_MASK])) < len(example.words)
   return int(np.sum(feature[F.INPUT_MASK])) >= max_seq_length
 
 
-def write_features(path, featurized, shapes, max_seq_length):
-  """Writes feature dicts atomically; returns (count, long sequences)."""
+def write_features(path, featurized, shapes):
+  """Writes (feature, is long) pairs atomically; returns the two counts."""
   tf.io.gfile.makedirs(os.path.dirname(path))
   count = long_sequences = 0
   with tf.io.TFRecordWriter(path + TEMP_SUFFIX) as writer:
-    for feature, is_qa in featurized:
+    for feature, long_sequence in featurized:
       writer.write(_to_tf_example(feature, shapes).SerializeToString())
       count += 1
-      if not is_qa:  # QA contexts are windowed, not truncated
-        long_sequences += _reached_max_length(feature, max_seq_length)
+      long_sequences += long_sequence
   tf.io.gfile.rename(path + TEMP_SUFFIX, path, overwrite=True)
   return count, long_sequences
 
@@ -201,15 +209,17 @@ def _featurize_to(path, config, tasks, split, is_training, tokenizer,
     random.Random(config.seed).shuffle(examples)
 
   def featurized():
-    for task, task_id, example in examples:
+    for index, (task, task_id, example) in enumerate(examples):
+      if config.log_examples and index == 0:
+        logging.info("first %s example: %s", split, example)
       for feature in task.featurize(example, tokenizer, settings, is_training):
         feature[model_lib.TASK_ID] = task_id
-        yield feature, task.task_type == tasks_lib.TaskType.SPAN_QA
+        yield feature, is_long(task, example, feature,
+                               settings.max_seq_length)
 
   logging.info("featurizing %d %s examples of %s", len(examples), split,
                ",".join(t.name for t in tasks))
-  count, long_sequences = write_features(path, featurized(), shapes,
-                                         settings.max_seq_length)
+  count, long_sequences = write_features(path, featurized(), shapes)
   if long_sequences:
     logging.warning("%d of %d %s sequences reached max_seq_length %d and "
                     "may be truncated", long_sequences, count, split,

@@ -104,11 +104,10 @@ def check_run(config, tokenizer=None):
         f"but vocab_size is {config.vocab_size}; set vocab_size")
 
 
-def evaluate_task(config, strategy, model, data, task, split=tasks_lib.DEV):
+def evaluate_task(config, predictor, data, task, split=tasks_lib.DEV):
   """Dev metrics of one task (percent), logged as the original."""
   feature_set = data.features([task], split, is_training=False)
-  outputs = evaluation.predict(model, strategy, feature_set, task.name,
-                               config.eval_batch_size)
+  outputs = predictor.predict(feature_set, task.name, config.eval_batch_size)
   if not outputs:
     raise errors.DataError(f"{task.name} {split} has no examples")
   if task.task_type == tasks_lib.TaskType.SPAN_QA:
@@ -125,7 +124,7 @@ def evaluate_task(config, strategy, model, data, task, split=tasks_lib.DEV):
   return metrics
 
 
-def write_test_predictions(config, strategy, model, data, trial):
+def write_test_predictions(config, predictor, data, trial):
   """GLUE leaderboard TSVs and SQuAD answer JSONs of one trial."""
   base = (os.path.dirname(config.test_predictions) if config.test_predictions
           else config.trial_model_dir(trial))
@@ -139,8 +138,8 @@ def write_test_predictions(config, strategy, model, data, trial):
                      split)
         continue
       feature_set = data.features([task], split, is_training=False)
-      outputs = evaluation.predict(model, strategy, feature_set, task.name,
-                                   config.predict_batch_size)
+      outputs = predictor.predict(feature_set, task.name,
+                                  config.predict_batch_size)
       if task.task_type != tasks_lib.TaskType.SPAN_QA:
         path = submission.write_glue_file(glue_dir, task, split, outputs)
       else:
@@ -204,13 +203,14 @@ def run_finetuning(config, strategy=None):
     if config.do_train:
       train_loop.train(config, strategy, trainee, train_set, num_steps, seed)
     if config.do_eval:
+      predictor = evaluation.Predictor(trainee.model, strategy)
       results.trials.append({
-          task.name: evaluate_task(config, strategy, trainee.model, data, task)
+          task.name: evaluate_task(config, predictor, data, task)
           for task in config.tasks})
       results.median = median_results(results.trials)
       write_results(config, results)
       if config.write_test_outputs and trial <= config.n_writes_test:
-        write_test_predictions(config, strategy, trainee.model, data, trial)
+        write_test_predictions(config, predictor, data, trial)
     if not config.keep_all_models and trial != config.num_trials:
       tf.io.gfile.rmtree(model_dir)
   return results

@@ -13,6 +13,7 @@ import tensorflow as tf
 
 from electra_tf.cli import finetune as finetune_cli
 from electra_tf.finetuning import checkpoints
+from electra_tf.finetuning import evaluation
 from electra_tf.finetuning import runner
 from electra_tf.finetuning.config import FinetuningConfig
 from tests.finetuning import synthetic_tasks
@@ -75,8 +76,8 @@ def test_glue_and_chunking_through_the_cli(tmp_path, pretrained):
   trial_dir = os.path.join(pretrained_dir, "finetuning_models",
                            "sst,sts,chunk_model_1")
   model, config, task = checkpoints.load_finetuned_model(trial_dir, "sst")
-  again = runner.evaluate_task(config, tf.distribute.get_strategy(), model,
-                               runner.RunData(config), task)
+  predictor = evaluation.Predictor(model, tf.distribute.get_strategy())
+  again = runner.evaluate_task(config, predictor, runner.RunData(config), task)
   assert again["accuracy"] == pytest.approx(median["sst"]["accuracy"])
   with open(os.path.join(trial_dir, checkpoints.LABELS_FILE)) as f:
     assert "B-NP" in json.load(f)["chunk"]
