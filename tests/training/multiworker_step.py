@@ -1,0 +1,65 @@
+"""A worker of the MultiWorkerMirroredStrategy test (run as a subprocess).
+
+Usage: multiworker_step.py BATCHES_NPZ OUTPUT_NPZ (TF_CONFIG in the env).
+Runs the replicated train step on this worker's slice of each global batch
+and, on the chief, saves the final weights and per-step losses.
+"""
+
+import json
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+import numpy as np  # pylint: disable=g-import-not-at-top
+import tensorflow as tf
+
+from electra_tf.checkpoints import tf1_names
+from electra_tf.training import loop
+from electra_tf.training import pretrain_step
+from tests.training.conftest import tiny_config
+
+NO_DROPOUT = {"hidden_size": 32, "num_hidden_layers": 2,
+              "num_attention_heads": 2, "intermediate_size": 64,
+              "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0}
+FEATURES = ("input_ids", "input_mask", "segment_ids")
+
+
+def train(strategy, batches):
+  """Steps over `batches` ([S, B, L] arrays); returns weights and losses."""
+  config = tiny_config(model_hparam_overrides=NO_DROPOUT)
+  model, optimizer, _ = loop.build_model_and_optimizer(config, strategy, None)
+  step = pretrain_step.PretrainStep(model, optimizer)
+  replicas = strategy.num_replicas_in_sync
+  per_replica = batches["input_ids"].shape[1] // replicas
+
+  @tf.function
+  def run(features):
+    sums = strategy.run(lambda f: step(f, training=True), args=(features,))
+    return strategy.reduce(tf.distribute.ReduceOp.SUM, sums["loss"], None)
+
+  losses = []
+  for s in range(batches["input_ids"].shape[0]):
+    def slice_for(context, s=s):
+      start = context.replica_id_in_sync_group * per_replica
+      return {k: tf.constant(batches[k][s, start:start + per_replica])
+              for k in FEATURES}
+    features = strategy.experimental_distribute_values_from_function(
+        slice_for)
+    losses.append(float(run(features)))
+  weights = {n: v.numpy() for n, v in
+             tf1_names.pretrainer_variables(model).items()}
+  return weights, np.array(losses)
+
+
+def main(batches_path, output_path):
+  strategy = tf.distribute.MultiWorkerMirroredStrategy()
+  batches = dict(np.load(batches_path))
+  weights, losses = train(strategy, batches)
+  task = json.loads(os.environ["TF_CONFIG"])["task"]
+  if task["index"] == 0:
+    np.savez(output_path, losses=losses, **weights)
+
+
+if __name__ == "__main__":
+  main(*sys.argv[1:3])

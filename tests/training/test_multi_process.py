@@ -1,0 +1,100 @@
+"""Runs across processes: two workers on localhost, and kill -9 + rerun."""
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import numpy as np
+import tensorflow as tf
+
+from electra_tf.data import pretrain_pipeline
+from tests.training import multiworker_step
+from tests.training.conftest import tiny_config
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+ENV = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": ROOT}
+
+
+def _free_ports(count):
+  sockets = [socket.socket() for _ in range(count)]
+  for s in sockets:
+    s.bind(("localhost", 0))
+  ports = [s.getsockname()[1] for s in sockets]
+  for s in sockets:
+    s.close()
+  return ports
+
+
+def test_two_workers_match_one_device(shards, tmp_path):
+  config = tiny_config()
+  data = pretrain_pipeline.pretraining_dataset(
+      shards, config.train_batch_size, config.max_seq_length, seed=5)
+  steps = [next(it) for it in [iter(data)] for _ in range(3)]
+  batches = {k: np.stack([s[k].numpy() for s in steps])
+             for k in multiworker_step.FEATURES}
+  batches_path = str(tmp_path / "batches.npz")
+  np.savez(batches_path, **batches)
+  workers = [f"localhost:{p}" for p in _free_ports(2)]
+  output = str(tmp_path / "chief.npz")
+  processes = []
+  for index in range(2):
+    tf_config = {"cluster": {"worker": workers},
+                 "task": {"type": "worker", "index": index}}
+    processes.append(subprocess.Popen(
+        [sys.executable, "-m", "tests.training.multiworker_step",
+         batches_path, output], cwd=ROOT,
+        env={**ENV, "TF_CONFIG": json.dumps(tf_config)}))
+  for process in processes:
+    assert process.wait(timeout=300) == 0
+  chief = dict(np.load(output))
+  losses = chief.pop("losses")
+  weights, one_device_losses = multiworker_step.train(
+      tf.distribute.get_strategy(), batches)
+  np.testing.assert_allclose(losses, one_device_losses, rtol=0, atol=1e-5)
+  for name, value in weights.items():
+    np.testing.assert_allclose(chief[name], value, rtol=0, atol=1e-5,
+                               err_msg=name)
+
+
+def _cli(model_dir, shards, hparams):
+  return [sys.executable, os.path.join(ROOT, "pretrain.py"),
+          "--hparams", json.dumps(hparams), "--train_data", ",".join(shards),
+          "--model_dir", model_dir, "--peak_tflops", "1"]
+
+
+def test_kill_minus_9_then_rerun_ends_equal_to_an_uninterrupted_run(
+    shards, tmp_path):
+  hparams = dict(tiny_config().hparams_passed, num_train_steps=16,
+                 iterations_per_loop=2, save_checkpoints_steps=2)
+  killed_dir = str(tmp_path / "killed")
+  process = subprocess.Popen(_cli(killed_dir, shards, hparams), env=ENV,
+                             stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+  deadline = time.time() + 240
+  while not os.path.exists(os.path.join(killed_dir, "ckpt-6.index")):
+    assert process.poll() is None and time.time() < deadline
+    time.sleep(0.05)
+  os.kill(process.pid, signal.SIGKILL)
+  process.wait()
+  latest = tf.train.latest_checkpoint(killed_dir)
+  assert latest and not latest.endswith("ckpt-16")
+  subprocess.run(_cli(killed_dir, shards, hparams), env=ENV, check=True,
+                 capture_output=True)
+  clean_dir = str(tmp_path / "clean")
+  subprocess.run(_cli(clean_dir, shards, hparams), env=ENV, check=True,
+                 capture_output=True)
+  resumed = tf.train.latest_checkpoint(killed_dir)
+  assert resumed.endswith("ckpt-16")
+  ra = tf.train.load_checkpoint(resumed)
+  rb = tf.train.load_checkpoint(tf.train.latest_checkpoint(clean_dir))
+  names = [n for n in rb.get_variable_to_shape_map()
+           if n.startswith(("model/", "optimizer/"))]
+  assert len(names) > 50
+  for name in names:
+    np.testing.assert_array_equal(ra.get_tensor(name), rb.get_tensor(name),
+                                  err_msg=name)
