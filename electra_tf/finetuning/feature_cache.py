@@ -64,10 +64,11 @@ def feature_shapes(tasks, settings, is_training):
   return {name: (tuple(s), np.dtype(d)) for name, (s, d) in shapes.items()}
 
 
-def _raw_files_fingerprint(tasks, data_root):
-  """(path, size, mtime) of every file in the tasks' raw data folders."""
+def _raw_files_fingerprint(tasks, config):
+  """(name, size, mtime) of every file in the tasks' raw data folders."""
   fingerprint = []
-  for folder in sorted({task.raw_data_dir(data_root) for task in tasks}):
+  folders = {task.raw_data_dir(config.raw_data_root) for task in tasks}
+  for folder in sorted(folders):
     if not tf.io.gfile.isdir(folder):
       continue
     for name in sorted(tf.io.gfile.listdir(folder)):
@@ -89,9 +90,9 @@ def cache_key(config, tasks, split, is_training, settings, label_lists):
       "do_lower_case": config.do_lower_case,
       "labels": {name: list(labels) for name, labels in label_lists.items()},
       "shuffle_seed": config.seed if is_training else None,
-      "source": "tfds" if config.use_tfds else "files",
-      "raw_files": (None if config.use_tfds else
-                    _raw_files_fingerprint(tasks, config.raw_data_root)),
+      "tfds": [task.name for task in tasks if uses_tfds(config, task)],
+      "raw_files": _raw_files_fingerprint(
+          [task for task in tasks if not uses_tfds(config, task)], config),
   }
 
 
@@ -143,8 +144,13 @@ def write_features(path, featurized, shapes):
   return count, long_sequences
 
 
+def uses_tfds(config, task):
+  """Whether `task` is read from TFDS (GLUE with `use_tfds`)."""
+  return config.use_tfds and getattr(task, "tfds", None) is not None
+
+
 def _read_split(task, config, split, settings):
-  if config.use_tfds and hasattr(task, "load_tfds"):
+  if uses_tfds(config, task):
     return task.load_tfds(split, settings)
   return task.read_examples(config.raw_data_root, split, settings)
 

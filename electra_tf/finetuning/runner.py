@@ -72,6 +72,8 @@ class RunData:
     return feature_set
 
   def split_exists(self, task, split):
+    if feature_cache.uses_tfds(self.config, task):
+      return split in task.tfds.splits
     folder = task.raw_data_dir(self.config.raw_data_root)
     if task.task_type == tasks_lib.TaskType.SPAN_QA:
       return tf.io.gfile.exists(task.split_path(self.config.raw_data_root,
@@ -92,7 +94,8 @@ def check_run(config, tokenizer=None):
     raise errors.ConfigError(f"data dir {config.data_dir} does not exist")
   for task in config.tasks:
     folder = task.raw_data_dir(config.raw_data_root)
-    if not tf.io.gfile.isdir(folder):
+    if (not feature_cache.uses_tfds(config, task)
+        and not tf.io.gfile.isdir(folder)):
       raise errors.DataError(f"no {task.name} data: {folder} does not exist")
   limit = config.encoder_config.max_position_embeddings
   if config.max_seq_length > limit:

@@ -1,4 +1,4 @@
-"""Learnable synthetic tasks in the real file formats, and a tiny checkpoint.
+"""Learnable synthetic tasks in the real file formats, and a tiny pretrained model.
 
 Layout as the original: `<data_dir>/vocab.txt`,
 `<data_dir>/finetuning_data/<task>/{train,dev,test}.<tsv|json|txt>` and a
@@ -16,8 +16,11 @@ import json
 import os
 import random
 
+import tensorflow as tf
+
+from electra_tf.config import PretrainingConfig
+from electra_tf.training import checkpointing
 from electra_tf.training import loop
-from tests.training.conftest import write_records
 
 SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 FILLER = [f"w{i}" for i in range(40)]
@@ -152,18 +155,18 @@ def write_tasks(data_dir, sizes, seed=0, tasks=tuple(WRITERS)):
     WRITERS[task](data_dir, rng, task_sizes)
 
 
-def pretrain_tiny_model(data_dir, tmp_dir, steps=4):
-  """A few pretraining steps, as `<data_dir>/models/<MODEL_NAME>`."""
-  from tests.training.conftest import tiny_config  # pylint: disable=g-import-not-at-top
-  config = tiny_config(
-      vocab_size=VOCAB_SIZE, embedding_size=EMBEDDING_SIZE,
-      model_hparam_overrides=ENCODER, num_train_steps=steps,
-      iterations_per_loop=steps, save_checkpoints_steps=steps)
-  shard = write_records(os.path.join(tmp_dir, "pretrain.tfrecord"), 64)
+def save_pretrained_model(data_dir):
+  """A seeded, untrained ElectraPretrainer saved as a pretraining run saves
+  it (`training.checkpointing`), in `<data_dir>/models/<MODEL_NAME>`."""
+  config = PretrainingConfig.from_hparams({
+      "vocab_size": VOCAB_SIZE, "embedding_size": EMBEDDING_SIZE,
+      "model_hparam_overrides": ENCODER, "generator_hidden_size": 0.5})
   model_dir = os.path.join(data_dir, "models", MODEL_NAME)
-  import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  return loop.pretrain(config, tf.distribute.get_strategy(), model_dir,
-                       [shard])
+  checkpointing.check_and_record_config(model_dir, config)
+  model, optimizer, _ = loop.build_model_and_optimizer(
+      config, tf.distribute.get_strategy(), None)
+  return checkpointing.RunCheckpoints(model_dir, model, optimizer).save(
+      force=True)
 
 
 def finetune_hparams(**overrides):

@@ -24,7 +24,7 @@ MODEL = synthetic_tasks.MODEL_NAME
 @pytest.fixture(scope="module")
 def pretrained(tmp_path_factory):
   root = tmp_path_factory.mktemp("pretrained")
-  synthetic_tasks.pretrain_tiny_model(str(root / "data"), str(root))
+  synthetic_tasks.save_pretrained_model(str(root / "data"))
   return str(root / "data" / "models" / MODEL)
 
 

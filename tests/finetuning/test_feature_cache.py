@@ -94,3 +94,20 @@ def test_conflicting_feature_shapes_are_refused():
   with pytest.raises(errors.ConfigError, match="label_ids"):
     feature_cache.feature_shapes([registry.get_task("sst"), odd],
                                  tasks_lib.DataSettings(), False)
+
+
+def test_glue_from_tfds_records(data_dir, monkeypatch):
+  sst = registry.get_task("sst")
+  records = [{"sentence": b"w1 good w2", "label": 1, "idx": 0},
+             {"sentence": b"bad w3", "label": 0, "idx": 1}]
+
+  def fake_load(split, settings=None, tfds_data_dir=None):
+    del tfds_data_dir
+    return sst.examples_from_tfds(records, split, settings)
+
+  monkeypatch.setattr(sst, "load_tfds", fake_load)
+  _, files = build(data_dir)
+  _, from_tfds = build(data_dir, use_tfds=True)
+  assert from_tfds.path != files.path and from_tfds.num_examples == 2
+  batch = next(iter(input_pipeline.eval_dataset(from_tfds, 2, 1)))
+  assert batch["label_ids"].numpy().tolist() == [1, 0]

@@ -125,3 +125,18 @@ def test_padding_examples_add_no_loss():
   expected = -tf.nn.log_softmax(outputs["mnli"]["logits"][0])[0]
   np.testing.assert_allclose(float(model.task_loss(outputs, only_first)),
                              float(expected), rtol=1e-6)
+
+
+def test_mixed_precision_heads_return_float32():
+  config, _ = golden_model(beam_size=4)
+  labels = {"chunk": [f"tag{i}" for i in range(NUM_CHUNK_LABELS)]}
+  model = model_lib.build_finetuning_model(config, labels, "mixed_bfloat16")
+  batch = features(4, 32)
+  for training in (True, False):
+    outputs = model(batch, training=training)
+    for task, values in outputs.items():
+      for name, value in values.items():
+        if value.dtype.is_floating:
+          assert value.dtype == tf.float32, (task, name)
+    assert np.isfinite(model.task_loss(outputs, batch).numpy())
+  assert model.electra_encoder.embeddings.word_embeddings.dtype == "float32"

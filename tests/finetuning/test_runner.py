@@ -4,9 +4,12 @@ import os
 import re
 import statistics
 
+import numpy as np
 import pytest
+import tensorflow as tf
 from absl import logging
 
+from electra_tf.finetuning import checkpoints
 from electra_tf.finetuning import runner
 from electra_tf.finetuning.config import FinetuningConfig
 from tests.finetuning import synthetic_tasks
@@ -30,20 +33,27 @@ def config_for(data_dir, **hparams):
 
 
 def test_trials_report_the_median_and_keep_only_the_last(data_dir, caplog):
-  config = config_for(data_dir, num_trials=3, keep_all_models=False)
+  config = config_for(data_dir, num_trials=2, keep_all_models=False)
   with caplog.at_level(logging.WARNING):
     results = runner.run_finetuning(config)
-  assert len(results.trials) == 3
+  assert len(results.trials) == 2
   accuracies = [t["sst"]["accuracy"] for t in results.trials]
   assert results.median == {"sst": {"accuracy": statistics.median(accuracies)}}
-  assert [os.path.isdir(config.trial_model_dir(t)) for t in (1, 2, 3)] == [
-      False, False, True]
+  assert [os.path.isdir(config.trial_model_dir(t)) for t in (1, 2)] == [
+      False, True]
   with open(config.results_txt) as f:
     lines = f.read().splitlines()
-  assert len(lines) == 3 and lines[0].startswith("sst: accuracy: ")
+  assert len(lines) == 2 and lines[0].startswith("sst: accuracy: ")
   # The malformed row is skipped, counted and reported with file and line.
   assert results.skipped == {"sst train": 1}
   assert "train.tsv:66" in caplog.text and "skipped 1 input" in caplog.text
+
+
+def test_median_over_trials_per_task_and_metric():
+  trials = [{"sts": {"spearman": s, "pearson": p}} for s, p in
+            ((80.0, 1.0), (90.0, 3.0), (10.0, 2.0))]
+  assert runner.median_results(trials) == {
+      "sts": {"spearman": 80.0, "pearson": 2.0}}
 
 
 def test_a_rerun_resumes_finished_trials_without_training(data_dir, caplog):
@@ -56,3 +66,33 @@ def test_a_rerun_resumes_finished_trials_without_training(data_dir, caplog):
   assert "using cached features" in caplog.text
   assert again.trials == first.trials
   assert sorted(os.listdir(config.trial_model_dir(1))) == checkpoint
+
+
+def final_weights(config):
+  model, _, _ = checkpoints.load_finetuned_model(config.trial_model_dir(1))
+  return {v.path: v.numpy() for v in model.trainable_variables}
+
+
+def test_two_replicas_and_xla_train_what_one_device_trains(tmp_path):
+  synthetic_tasks.write_tasks(str(tmp_path), {"train": 64, "dev": 12},
+                              tasks=("chunk",))
+  no_dropout = dict(synthetic_tasks.ENCODER, hidden_dropout_prob=0.0,
+                    attention_probs_dropout_prob=0.0)
+  results, weights = [], []
+  for name, strategy, jit in (
+      ("one", tf.distribute.get_strategy(), True),
+      ("two", tf.distribute.MirroredStrategy(
+          ["/cpu:0", "/cpu:1"],
+          cross_device_ops=tf.distribute.ReductionToOneDevice()), False)):
+    config = FinetuningConfig.from_hparams(synthetic_tasks.finetune_hparams(
+        task_names=["chunk"], init_checkpoint=None, num_train_epochs=2.0,
+        max_seq_length=24, train_batch_size=16, eval_batch_size=5,
+        model_hparam_overrides=no_dropout, jit_compile=jit,
+        model_dir=str(tmp_path / name)), data_dir=str(tmp_path),
+        model_name=name)
+    results.append(runner.run_finetuning(config, strategy).trials[0])
+    weights.append(final_weights(config))
+  assert results[0]["chunk"]["f1"] == pytest.approx(results[1]["chunk"]["f1"])
+  for path, value in weights[0].items():
+    np.testing.assert_allclose(weights[1][path], value, atol=2e-5,
+                               err_msg=path)
