@@ -65,8 +65,14 @@ def pretrainer_variables(pretrainer):
       table.update(encoder_variables(
           generator.encoder, "generator",
           embeddings_scope=False if shares else None))
-    head = generator.mlm_head
-    _dense(table, "generator_predictions/dense", head.dense)
-    _layer_norm(table, "generator_predictions/LayerNorm", head.layer_norm)
-    table["generator_predictions/output_bias"] = head.output_bias
+    _mlm_head(table, "generator_predictions", generator.mlm_head)
+  if pretrainer.main_mlm_head is not None:
+    # Replace / All-Tokens MLM ablations (not in the original code).
+    _mlm_head(table, "electra_mlm_predictions", pretrainer.main_mlm_head)
   return table
+
+
+def _mlm_head(table, scope, head):
+  _dense(table, f"{scope}/dense", head.dense)
+  _layer_norm(table, f"{scope}/LayerNorm", head.layer_norm)
+  table[f"{scope}/output_bias"] = head.output_bias

@@ -9,12 +9,15 @@ import tensorflow as tf
 from electra_tf.data import features as F
 from electra_tf.data import special_tokens
 from electra_tf.modeling import encoder as encoder_lib
+from electra_tf.modeling import heads
+from electra_tf.pretraining import ablations
 from electra_tf.pretraining import discriminator as discriminator_lib
 from electra_tf.pretraining import generator as generator_lib
 from electra_tf.pretraining import losses
 from electra_tf.pretraining import masking
 from electra_tf.pretraining import noise as noise_lib
 from electra_tf.pretraining import sampling
+from electra_tf.pretraining import sequence_ops
 
 
 class ElectraPretrainer(keras.Model):
@@ -64,29 +67,42 @@ class ElectraPretrainer(keras.Model):
         disc_config, name="electra", dtype=policy)
     self.discriminator = None
     self.generator = None
+    self.main_mlm_head = None
+    # Loss terms: name -> weight in the total loss.
+    self.loss_weights = {"mlm": config.gen_weight}
     if config.objective == "mlm":
       self.generator = generator_lib.ElectraGenerator(
           disc_config, encoder=self.electra_encoder, dtype=policy)
       return
-    self.discriminator = discriminator_lib.ElectraDiscriminator(
-        disc_config, encoder=self.electra_encoder, dtype=policy)
-    if config.uniform_generator:
-      return
-    if not config.untied_generator:
-      self.generator = generator_lib.ElectraGenerator(
+    if config.objective != "replace_mlm":
+      # The replaced-token detector, or All-Tokens MLM's copy gate.
+      self.discriminator = discriminator_lib.ElectraDiscriminator(
           disc_config, encoder=self.electra_encoder, dtype=policy)
-    elif config.untied_generator_embeddings:
-      self.generator = generator_lib.ElectraGenerator(
-          config.generator_config, dtype=policy)
+    if config.objective in ("replace_mlm", "all_tokens_mlm"):
+      self.main_mlm_head = heads.MaskedLMHead(
+          disc_config, disc_config.embedding_size,
+          name="electra_mlm_predictions", dtype=policy)
+      self.loss_weights[config.objective] = 1.0
     else:
-      self.generator = generator_lib.ElectraGenerator(
-          config.generator_config, embeddings=self.electra_encoder.embeddings,
-          dtype=policy)
+      self.loss_weights["disc"] = config.disc_weight
+    if not config.uniform_generator:
+      self.generator = self._build_generator(config, disc_config, policy)
+
+  def _build_generator(self, config, disc_config, policy):
+    if not config.untied_generator:
+      return generator_lib.ElectraGenerator(
+          disc_config, encoder=self.electra_encoder, dtype=policy)
+    if config.untied_generator_embeddings:
+      return generator_lib.ElectraGenerator(config.generator_config,
+                                            dtype=policy)
+    return generator_lib.ElectraGenerator(
+        config.generator_config, embeddings=self.electra_encoder.embeddings,
+        dtype=policy)
 
   def build(self, input_shape=None):
     """Creates every variable without running the model."""
     self.electra_encoder.build()
-    for network in (self.discriminator, self.generator):
+    for network in (self.discriminator, self.generator, self.main_mlm_head):
       if network is not None:
         network.build()
     self.built = True
@@ -127,42 +143,76 @@ class ElectraPretrainer(keras.Model):
         "mlm_preds": tf.argmax(mlm_logits, -1, output_type=tf.int32),
         "mlm_per_example_loss": mlm.per_example,
         "mlm_loss": mlm.value,
-        "mlm_loss_numerator": mlm.numerator,
-        "mlm_loss_denominator": mlm.denominator,
     })
-    if self.discriminator is None:
-      out["total_loss"] = config.gen_weight * mlm.value
-      return out
-
+    _add_terms(out, "mlm", mlm)
+    if config.objective == "mlm":
+      return self._total(out)
     sampled = sampling.sample_tokens(
         mlm_logits, masked.masked_lm_ids, config.temperature,
         config.disallow_correct, noise["sample_uniform"])
     fake = sampling.replace_tokens(input_ids, masked.masked_lm_positions,
                                    sampled)
-    disc_out = self.discriminator(
-        {F.INPUT_IDS: fake.fake_input_ids, F.INPUT_MASK: input_mask,
-         F.SEGMENT_IDS: segment_ids}, training=training)
-    disc_weights = input_mask
-    if config.objective == "electra_15":
-      disc_weights = input_mask * fake.replaced_mask
+    fake_features = {F.INPUT_IDS: fake.fake_input_ids,
+                     F.INPUT_MASK: input_mask, F.SEGMENT_IDS: segment_ids}
+    out.update({"sampled_tokids": fake.sampled_tokids,
+                "fake_input_ids": fake.fake_input_ids,
+                "is_fake": fake.is_fake})
+    if config.objective == "replace_mlm":
+      self._replace_mlm(fake_features, masked, training, out)
+    elif config.objective == "all_tokens_mlm":
+      self._all_tokens_mlm(fake_features, input_ids, training, out)
+    else:
+      self._detect_replaced(fake_features, fake, training, out)
+    return self._total(out)
+
+  def _detect_replaced(self, features, fake, training, out):
+    """The discriminator's replaced-token detection and its loss."""
+    disc_out = self.discriminator(features, training=training)
+    weights = features[F.INPUT_MASK]
+    if self.config.objective == "electra_15":
+      weights = weights * fake.replaced_mask
     disc = losses.discriminator_loss(disc_out["logits"], fake.is_fake,
-                                     disc_weights)
+                                     weights)
     out.update({
-        "sampled_tokids": fake.sampled_tokids,
-        "fake_input_ids": fake.fake_input_ids,
-        "is_fake": fake.is_fake,
-        "disc_weights": tf.cast(disc_weights, tf.float32),
+        "disc_weights": tf.cast(weights, tf.float32),
         "discriminator_sequence_output": disc_out["sequence_output"],
         "disc_logits": disc_out["logits"],
         "disc_probs": tf.sigmoid(disc_out["logits"]),
         "disc_preds": tf.cast(disc_out["logits"] > 0, tf.int32),
         "disc_per_example_loss": disc.per_example,
         "disc_loss": disc.value,
-        "disc_loss_numerator": disc.numerator,
-        "disc_loss_denominator": disc.denominator,
-        "total_loss": config.gen_weight * mlm.value
-                      + config.disc_weight * disc.value,
     })
+    _add_terms(out, "disc", disc)
+
+  def _replace_mlm(self, features, masked, training, out):
+    """Replace MLM: predict the originals at the sampled positions."""
+    encoded = self.electra_encoder(
+        features[F.INPUT_IDS], features[F.INPUT_MASK],
+        features[F.SEGMENT_IDS], training=training)
+    hidden = sequence_ops.gather_positions(encoded["sequence_output"],
+                                           masked.masked_lm_positions)
+    logits = self.main_mlm_head(hidden, self.electra_encoder.embedding_table)
+    main = losses.masked_lm_loss(logits, masked.masked_lm_ids,
+                                 masked.masked_lm_weights)
+    out["replace_mlm_loss"] = main.value
+    _add_terms(out, "replace_mlm", main)
+
+  def _all_tokens_mlm(self, features, input_ids, training, out):
+    """All-Tokens MLM: predict every token, with a copy gate."""
+    disc_out = self.discriminator(features, training=training)
+    logits = self.main_mlm_head(disc_out["sequence_output"],
+                                self.electra_encoder.embedding_table)
+    main = ablations.all_tokens_loss(logits, disc_out["logits"],
+                                     features[F.INPUT_IDS], input_ids,
+                                     features[F.INPUT_MASK])
+    out["all_tokens_mlm_loss"] = main.value
+    _add_terms(out, "all_tokens_mlm", main)
+
+  def _total(self, out):
+    out["total_loss"] = sum(
+        weight * (out[f"{name}_loss_numerator"] / (
+            out[f"{name}_loss_denominator"] + losses.DENOMINATOR_EPS))
+        for name, weight in self.loss_weights.items())
     return out
 
   def _generate(self, masked, input_mask, segment_ids, training, out):
@@ -180,3 +230,9 @@ class ElectraPretrainer(keras.Model):
 
   def get_config(self):
     return {**super().get_config(), "config": self.config.to_dict()}
+
+
+def _add_terms(out, name, weighted_loss):
+  """A loss term's parts, which a distributed step re-normalises globally."""
+  out[f"{name}_loss_numerator"] = weighted_loss.numerator
+  out[f"{name}_loss_denominator"] = weighted_loss.denominator

@@ -49,14 +49,15 @@ def _reduce(strategy, per_replica):
           for k, v in per_replica.items()}
 
 
-def _loop_function(strategy, replica_fn, jit_compile, has_discriminator):
+def _loop_function(strategy, replica_fn, jit_compile, loss_weights):
   """A tf.function running `num_steps` replicated steps; returns the sums."""
   compiled = tf.function(replica_fn, jit_compile=True) if jit_compile else (
       replica_fn)
 
   @tf.function
   def run(iterator, num_steps):
-    sums = pretrain_step.empty_training_sums(has_discriminator)
+    sums = pretrain_step.empty_training_sums(loss_weights,
+                                             "disc" in loss_weights)
     sums["nonfinite_steps"] = tf.zeros([], tf.float32)
     for _ in tf.range(num_steps):
       step_sums = _reduce(strategy,
@@ -69,16 +70,13 @@ def _loop_function(strategy, replica_fn, jit_compile, has_discriminator):
   return run
 
 
-def training_losses(config, sums):
-  """Mean losses over a host loop from the summed loss parts."""
-  out = {"mlm_loss": float(sums["mlm_loss_numerator"])
-                     / (float(sums["mlm_loss_denominator"]) + 1e-6)}
-  total = config.gen_weight * out["mlm_loss"]
-  if "disc_loss_numerator" in sums:
-    out["disc_loss"] = float(sums["disc_loss_numerator"]) / (
-        float(sums["disc_loss_denominator"]) + 1e-6)
-    total += config.disc_weight * out["disc_loss"]
-  out["total_loss"] = total
+def training_losses(loss_weights, sums):
+  """Mean loss of each term over a host loop, and the weighted total."""
+  out = {}
+  for name in loss_weights:
+    out[f"{name}_loss"] = float(sums[f"{name}_loss_numerator"]) / (
+        float(sums[f"{name}_loss_denominator"]) + 1e-6)
+  out["total_loss"] = sum(w * out[f"{n}_loss"] for n, w in loss_weights.items())
   return out
 
 
@@ -172,7 +170,7 @@ def pretrain(config, strategy, model_dir, train_files, special_ids=None,
   run_steps = _loop_function(
       strategy, lambda features: train_step(features, training=True),
       config.jit_compile and not distribute.is_tpu(strategy)
-      and strategy.num_replicas_in_sync == 1, model.discriminator is not None)
+      and strategy.num_replicas_in_sync == 1, model.loss_weights)
   flops = sizes.pretraining_flops_per_sequence(config) * config.train_batch_size
   tracker = progress_lib.Progress(step, total, config.train_batch_size, flops,
                                   peak_flops)
@@ -184,8 +182,8 @@ def pretrain(config, strategy, model_dir, train_files, special_ids=None,
       chunk = _next_chunk(step, total, config)
       sums = _run_chunk(run_steps, iterator, chunk, step, checkpoints)
       step = int(optimizer.iterations.numpy())
-      values = _log_chunk(config, sums, chunk, step, tracker, writer,
-                          optimizer)
+      values = _log_chunk(model.loss_weights, sums, chunk, step, tracker,
+                          writer, optimizer)
       timed_out = (max_seconds is not None
                    and time.time() - started >= max_seconds)
       stopping = (stop.requested or timed_out) and step < total
@@ -223,8 +221,8 @@ def _run_chunk(run_steps, iterator, chunk, step, checkpoints):
   return sums
 
 
-def _log_chunk(config, sums, chunk, step, tracker, writer, optimizer):
-  values = training_losses(config, sums)
+def _log_chunk(loss_weights, sums, chunk, step, tracker, writer, optimizer):
+  values = training_losses(loss_weights, sums)
   values.update(metrics.finalize(sums))
   values["learning_rate"] = float(optimizer.current_learning_rate())
   values["grad_norm"] = float(sums["grad_norm"]) / chunk
@@ -235,9 +233,9 @@ def _log_chunk(config, sums, chunk, step, tracker, writer, optimizer):
         tf.summary.scalar(key, value)
   line = (f"step {step}/{tracker.total_steps} "
           f"({100.0 * step / tracker.total_steps:.1f}%) | "
-          f"loss {values['total_loss']:.4f} mlm {values['mlm_loss']:.4f}")
-  if "disc_loss" in values:
-    line += f" disc {values['disc_loss']:.4f}"
+          f"loss {values['total_loss']:.4f}")
+  for name in loss_weights:
+    line += f" {name} {values[f'{name}_loss']:.4f}"
   line += f" | {values['sequences_per_second']:.1f} seq/s"
   if "mfu" in values:
     line += f" | MFU {100 * values['mfu']:.1f}%"

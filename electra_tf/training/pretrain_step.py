@@ -27,19 +27,16 @@ def _replica_offset(batch_size):
   return tf.cast(replica, tf.int32) * batch_size
 
 
-def replica_loss(config, outputs):
-  """This replica's share of the global loss (shares sum to the loss)."""
-  parts = [outputs["mlm_loss_numerator"], outputs["mlm_loss_denominator"]]
-  has_disc = "disc_loss_numerator" in outputs
-  if has_disc:
-    parts += [outputs["disc_loss_numerator"], outputs["disc_loss_denominator"]]
-  denominators = _all_reduce_sum([tf.stop_gradient(p) for p in parts[1::2]])
-  loss = config.gen_weight * parts[0] / (
-      denominators[0] + losses.DENOMINATOR_EPS)
-  if has_disc:
-    loss += config.disc_weight * parts[2] / (
-        denominators[1] + losses.DENOMINATOR_EPS)
-  return loss
+def replica_loss(loss_weights, outputs):
+  """This replica's share of the global loss (shares sum to the loss).
+
+  Each term's numerator is divided by its denominator summed over replicas.
+  """
+  names = list(loss_weights)
+  denominators = _all_reduce_sum(
+      [tf.stop_gradient(outputs[f"{n}_loss_denominator"]) for n in names])
+  return sum(loss_weights[n] * (outputs[f"{n}_loss_numerator"] / (
+      d + losses.DENOMINATOR_EPS)) for n, d in zip(names, denominators))
 
 
 class PretrainStep:
@@ -66,7 +63,7 @@ class PretrainStep:
           features, training=training, noise=noise, seed=self.config.seed,
           step=self.optimizer.iterations,
           example_offset=_replica_offset(batch_size))
-      loss = replica_loss(self.config, outputs)
+      loss = replica_loss(self.model.loss_weights, outputs)
       scaled = loss if self.loss_scale is None else self.loss_scale.scale(loss)
     grads = tape.gradient(scaled, variables)
     grads = [tf.zeros_like(v) if g is None else tf.convert_to_tensor(g)
@@ -85,32 +82,33 @@ class PretrainStep:
     else:
       self.loss_scale.apply_if_finite(self.optimizer, grads, norm,
                                       self.model.trainable_variables)
-    return training_sums(outputs, loss, norm)
+    return training_sums(self.model.loss_weights, outputs, loss, norm)
 
 
 # Sums that are equal on every replica: reduce them with MEAN, not SUM.
 REPLICATED_SUMS = ("grad_norm",)
 
 
-def training_sums(outputs, loss, grad_norm):
+def loss_part_keys(loss_weights):
+  return [f"{name}_loss_{end}" for name in loss_weights
+          for end in ("numerator", "denominator")]
+
+
+def training_sums(loss_weights, outputs, loss, grad_norm):
   """What a step reports: metric sums, loss parts, loss share, grad norm."""
   sums = metrics.metric_sums(outputs)
-  for key in ("mlm_loss_numerator", "mlm_loss_denominator",
-              "disc_loss_numerator", "disc_loss_denominator"):
-    if key in outputs:
-      sums[key] = outputs[key]
+  for key in loss_part_keys(loss_weights):
+    sums[key] = outputs[key]
   sums["loss"] = loss
   sums["grad_norm"] = grad_norm
   return sums
 
 
-def empty_training_sums(has_discriminator):
+def empty_training_sums(loss_weights, has_discriminator):
   """Zeros with the keys and shapes `training_sums` returns."""
   sums = metrics.empty_sums(has_discriminator)
-  parts = ["mlm"] + (["disc"] if has_discriminator else [])
-  for part in parts:
-    for end in ("numerator", "denominator"):
-      sums[f"{part}_loss_{end}"] = tf.zeros([], tf.float32)
+  for key in loss_part_keys(loss_weights):
+    sums[key] = tf.zeros([], tf.float32)
   sums["loss"] = tf.zeros([], tf.float32)
   sums["grad_norm"] = tf.zeros([], tf.float32)
   return sums
