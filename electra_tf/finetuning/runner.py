@@ -30,6 +30,7 @@ REQUIRED_PATHS = ("raw_data_dir", "vocab_file", "model_dir",
                   "preprocessed_data_dir", "results_txt")
 QA_PATHS = ("qa_preds_file", "qa_na_file", "qa_eval_file")
 GLUE_FOLDER = "glue_trial_{}"
+EVAL_LOGS = "eval"
 
 
 @dataclasses.dataclass
@@ -165,6 +166,16 @@ def median_results(trials):
   return median
 
 
+def write_summaries(model_dir, step, trial_metrics):
+  """Dev metrics to TensorBoard, as `<task>/<metric>` in `<model_dir>/eval`."""
+  writer = tf.summary.create_file_writer(os.path.join(model_dir, EVAL_LOGS))
+  with writer.as_default(step=step):
+    for task, metrics in trial_metrics.items():
+      for name, value in metrics.items():
+        tf.summary.scalar(f"{task}/{name}", value)
+  writer.flush()
+
+
 def write_results(config, results):
   """`results_txt` and `results_pkl` as the original, plus a JSON summary."""
   tf.io.gfile.makedirs(os.path.dirname(config.results_txt))
@@ -210,6 +221,8 @@ def run_finetuning(config, strategy=None):
       results.trials.append({
           task.name: evaluate_task(config, predictor, data, task)
           for task in config.tasks})
+      write_summaries(model_dir, int(trainee.optimizer.iterations.numpy()),
+                      results.trials[-1])
       results.median = median_results(results.trials)
       write_results(config, results)
       if config.write_test_outputs and trial <= config.n_writes_test:

@@ -4,6 +4,7 @@ import os
 
 import pytest
 
+from electra_tf import config as config_lib
 from electra_tf import errors
 from electra_tf.finetuning.config import FinetuningConfig
 
@@ -108,3 +109,13 @@ def test_data_dir_layout_is_the_originals():
 def test_bad_hparams_raise_config_errors(hparams, message):
   with pytest.raises(errors.ConfigError, match=message):
     FinetuningConfig.from_hparams(hparams)
+
+
+@pytest.mark.parametrize("name", config_lib.preset_names("finetune"))
+def test_every_preset_loads(name):
+  hparams = config_lib.read_preset(name, "finetune")
+  hparams.setdefault("task_names", ["mnli"])
+  config = FinetuningConfig.from_hparams(hparams)
+  assert config.to_dict()["model_size"] == hparams.get("model_size", "small")
+  if "squad" in name:
+    assert (config.max_seq_length, config.num_train_epochs) == (512, 2.0)

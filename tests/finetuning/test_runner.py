@@ -11,6 +11,7 @@ from absl import logging
 
 from electra_tf.finetuning import checkpoints
 from electra_tf.finetuning import runner
+from electra_tf.finetuning import train_loop
 from electra_tf.finetuning.config import FinetuningConfig
 from tests.finetuning import synthetic_tasks
 
@@ -44,6 +45,8 @@ def test_trials_report_the_median_and_keep_only_the_last(data_dir, caplog):
   with open(config.results_txt) as f:
     lines = f.read().splitlines()
   assert len(lines) == 2 and lines[0].startswith("sst: accuracy: ")
+  assert tf.io.gfile.glob(os.path.join(config.trial_model_dir(2), "eval",
+                                       "events.out.tfevents*"))
   # The malformed row is skipped, counted and reported with file and line.
   assert results.skipped == {"sst train": 1}
   assert "train.tsv:66" in caplog.text and "skipped 1 input" in caplog.text
@@ -96,3 +99,20 @@ def test_two_replicas_and_xla_train_what_one_device_trains(tmp_path):
   for path, value in weights[0].items():
     np.testing.assert_allclose(weights[1][path], value, atol=2e-5,
                                err_msg=path)
+
+
+def test_one_float16_step_with_loss_scaling(tmp_path):
+  config = FinetuningConfig.from_hparams(synthetic_tasks.finetune_hparams(
+      task_names=["sts"], precision="mixed_float16"))
+  trainee = train_loop.build_trainee(config, tf.distribute.get_strategy(),
+                                     str(tmp_path), {}, 10, seed=0)
+  step = train_loop.FinetuneStep(trainee.model, trainee.optimizer,
+                                 trainee.loss_scale)
+  ids = np.array([[2, 10, 11, 3, 12, 3, 0, 0]] * 4, np.int32)
+  sums = step({"input_ids": ids, "input_mask": (ids > 0).astype(np.int32),
+               "segment_ids": np.zeros_like(ids),
+               "targets": np.linspace(0, 1, 4).astype(np.float32),
+               "task_id": np.array([0, 0, 0, 1], np.int32)})
+  assert np.isfinite(float(sums["loss"])) and float(sums["examples"]) == 3.0
+  assert int(trainee.optimizer.iterations.numpy()) == 1
+  assert trainee.model.task_heads["sts"].dense.kernel.dtype == "float32"
