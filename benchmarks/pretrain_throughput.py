@@ -1,0 +1,283 @@
+"""Pretraining throughput and model-FLOPs utilisation on this machine.
+
+  python benchmarks/pretrain_throughput.py            # ELECTRA-Small, 32 x 128
+  python benchmarks/pretrain_throughput.py --precision=mixed_bfloat16
+
+Measures in one run: the matmul peak of this CPU, our full train step
+(`PretrainStep`: masking, generator, sampling, discriminator, AdamW update;
+XLA-compiled as the training loop runs it) and, when `torch` and
+`transformers` are installed, the same step in Hugging Face transformers
+(eager, and under `torch.compile` unless --notorch_compile). Prints
+sequences/s, model FLOP/s and MFU = model FLOP/s / matmul peak for each, and
+the speed ratio to the PyTorch eager step. See benchmarks/README.md.
+
+Both frameworks get the same threads, batch, noise shapes and FLOP count
+(`sizes.pretraining_flops_per_sequence`: matmuls only, 3x the forward).
+Compilation and warmup steps are excluded; a step is timed until its loss is
+on the host; the reported time is the median over timed steps, which are
+split into rounds that alternate between the frameworks so a change in
+background load hits all of them alike.
+"""
+
+from importlib import metadata
+import os
+import time
+
+from absl import app
+from absl import flags
+import numpy as np
+import tensorflow as tf
+
+import cpu_measurements
+from electra_tf import config as config_lib
+from electra_tf import tokenization
+from electra_tf.data import special_tokens
+from electra_tf.modeling import sizes
+from electra_tf.training import loop
+from electra_tf.training import pretrain_step
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("preset", "electra_small", "Pretraining preset.")
+flags.DEFINE_integer("batch_size", 32, "Sequences per step.")
+flags.DEFINE_integer("seq_length", 128, "Tokens per sequence.")
+flags.DEFINE_integer("steps", 12, "Timed steps per implementation.")
+flags.DEFINE_integer("warmup_steps", 3, "Untimed steps after compilation.")
+flags.DEFINE_integer("rounds", 3, "Timed steps are split into this many "
+                     "rounds, alternating between implementations.")
+flags.DEFINE_enum("precision", "float32", ["float32", "mixed_bfloat16"],
+                  "Compute precision (variables stay float32).")
+flags.DEFINE_boolean("jit_compile", True, "XLA-compile our step.")
+flags.DEFINE_integer("threads", 0, "Threads for both frameworks (0: all "
+                     "cores).")
+flags.DEFINE_boolean("skip_torch", False, "Do not run the PyTorch step.")
+flags.DEFINE_boolean("torch_compile", True, "Also time the PyTorch step "
+                     "under torch.compile (a row that says why if it fails).")
+flags.DEFINE_string("vocab_file", None, "Draw token ids from this WordPiece "
+                    "vocab (default: random ids from BERT's 30522).")
+flags.DEFINE_float("peak_seconds", 1.0, "Seconds per matmul peak window.")
+
+# Sequences shorter than the maximum, as the original's data builder makes
+# (5% of examples get a random target length).
+SHORT_FRACTION = 0.05
+MIN_LENGTH = 5
+# The first BERT-uncased id after [PAD], [unused*], [UNK], [CLS], [SEP], [MASK].
+FIRST_WORD_ID = 999
+BACKGROUND_WARNING_CORES = 0.25
+
+
+def configure_threads(threads):
+  """Same thread counts for TensorFlow and PyTorch; returns the count."""
+  threads = threads or os.cpu_count()
+  tf.config.threading.set_intra_op_parallelism_threads(threads)
+  tf.config.threading.set_inter_op_parallelism_threads(threads)
+  torch = _optional_torch()
+  if torch is not None:
+    torch.set_num_threads(threads)
+  return threads
+
+
+def _optional_torch():
+  if FLAGS.skip_torch:
+    return None
+  try:
+    import torch  # pylint: disable=g-import-not-at-top
+    import transformers  # noqa: F401  # pylint: disable=unused-import
+  except ImportError:
+    return None
+  return torch
+
+
+def make_batch(batch_size, seq_length, special_ids, word_ids, seed=0):
+  """[CLS] A [SEP] B [SEP] + padding, as int32 numpy arrays."""
+  rng = np.random.default_rng(seed)
+  ids = rng.choice(word_ids, size=(batch_size, seq_length)).astype(np.int32)
+  lengths = np.full(batch_size, seq_length)
+  short = rng.random(batch_size) < SHORT_FRACTION
+  lengths[short] = rng.integers(MIN_LENGTH, seq_length + 1, short.sum())
+  rows = np.arange(batch_size)
+  first_end = rng.integers(2, lengths - 2)  # [SEP] closing segment A
+  positions = np.arange(seq_length)[None]
+  mask = (positions < lengths[:, None]).astype(np.int32)
+  segments = ((positions > first_end[:, None]) & (mask > 0)).astype(np.int32)
+  ids[:, 0] = special_ids.cls
+  ids[rows, first_end] = special_ids.sep
+  ids[rows, lengths - 1] = special_ids.sep
+  ids = np.where(mask > 0, ids, special_ids.pad).astype(np.int32)
+  return {"input_ids": ids, "input_mask": mask, "segment_ids": segments}
+
+
+def vocab_ids(vocab_file, vocab_size):
+  """Special ids and the ids of ordinary tokens to draw from."""
+  if vocab_file is None:
+    return special_tokens.SpecialTokenIds(), np.arange(FIRST_WORD_ID,
+                                                       vocab_size)
+  vocab = tokenization.load_vocab(vocab_file)
+  words = [i for token, i in vocab.items()
+           if not (token.startswith("[") and token.endswith("]"))]
+  return special_tokens.SpecialTokenIds.from_vocab(vocab), np.array(words)
+
+
+class Implementation:
+  """A named step function, its compile time and its timed steps."""
+
+  def __init__(self, name, execution, step_fn):
+    self.name, self.execution, self.step_fn = name, execution, step_fn
+    self.compile_seconds = None
+    self.times = []
+    self.error = None
+
+  def prepare(self, warmup_steps):
+    """First call (compilation) and warmup; a failure is kept as `error`."""
+    try:
+      start = time.perf_counter()
+      self.step_fn()
+      self.compile_seconds = time.perf_counter() - start
+      for _ in range(warmup_steps):
+        self.step_fn()
+    except Exception as e:  # pylint: disable=broad-except
+      self.error = f"{type(e).__name__}: {str(e).strip().splitlines()[0]}"
+
+  def time_steps(self, count, meter):
+    if self.error:
+      return
+    for _ in range(count):
+      with meter:
+        start = time.perf_counter()
+        self.step_fn()
+        self.times.append(time.perf_counter() - start)
+
+  @property
+  def seconds_per_step(self):
+    return float(np.median(self.times)) if self.times else None
+
+
+def tf_implementation(config, special_ids, batch):
+  """Our `PretrainStep`, compiled as `training.loop` compiles it."""
+  model, optimizer, loss_scale = loop.build_model_and_optimizer(
+      config, tf.distribute.get_strategy(), special_ids)
+  step = pretrain_step.PretrainStep(model, optimizer, loss_scale)
+  compiled = tf.function(lambda f: step(f, training=True),
+                         jit_compile=config.jit_compile)
+  features = {k: tf.constant(v) for k, v in batch.items()}
+  execution = "XLA (jit_compile)" if config.jit_compile else "tf.function"
+  return Implementation(
+      f"electra-tf {_version('electra-tf')} / TF {tf.__version__}",
+      execution, lambda: float(compiled(features)["loss"]))
+
+
+def torch_implementations(torch, config, special_ids, batch):
+  """The HF step eager and (optionally) under torch.compile."""
+  import transformers  # pylint: disable=g-import-not-at-top
+  import hf_electra_step  # pylint: disable=g-import-not-at-top
+  tensors = [torch.from_numpy(batch[k]).long()
+             for k in ("input_ids", "input_mask", "segment_ids")]
+  autocast = (torch.bfloat16 if config.precision == "mixed_bfloat16"
+              else None)
+  name = f"HF transformers {transformers.__version__} / torch " + (
+      torch.__version__)
+  modes = [("eager", False)] + ([("torch.compile", True)]
+                                if FLAGS.torch_compile else [])
+  out = []
+  for execution, compile_model in modes:
+    step = hf_electra_step.HfElectraStep(config, special_ids, autocast,
+                                         compile_model=compile_model)
+    out.append(Implementation(name, execution,
+                              lambda step=step: step(tensors)))
+  return out
+
+
+def _version(package):
+  try:
+    return metadata.version(package)
+  except metadata.PackageNotFoundError:
+    return "?"
+
+
+def measure_peaks(torch, dtype_names):
+  return {name: cpu_measurements.matmul_peaks(name, FLAGS.peak_seconds, torch)
+          for name in dtype_names}
+
+
+def report(implementations, peaks, compute_dtype, flops_per_step, threads,
+           meter):
+  """Prints the setup, the peaks and the Markdown table."""
+  print(f"\n{cpu_measurements.cpu_name()}, {os.cpu_count()} logical CPUs, "
+        f"{threads} threads; "
+        f"{FLAGS.preset} batch {FLAGS.batch_size} x {FLAGS.seq_length}, "
+        f"{FLAGS.precision}")
+  print(f"model FLOPs per step: {flops_per_step / 1e9:.1f} GFLOP (matmuls, "
+        "forward + backward = 3x forward)")
+  for dtype, by_framework in peaks.items():
+    parts = ", ".join(f"{k} {v / 1e9:.0f}" for k, v in by_framework.items())
+    print(f"matmul peak {dtype} (GFLOP/s, best of "
+          f"{cpu_measurements.MATMUL_SIZES} squares before and after the "
+          f"steps): {parts}")
+  peak = max(peaks[compute_dtype].values())
+  print(f"MFU is against the best {compute_dtype} matmul peak: "
+        f"{peak / 1e9:.0f} GFLOP/s")
+  if meter.other_cores is not None:
+    print(f"other processes used {meter.other_cores:.2f} cores on average "
+          "while steps were timed")
+    if meter.other_cores > BACKGROUND_WARNING_CORES:
+      print("WARNING: the machine was busy; rerun on an idle machine")
+  baseline = next((i.seconds_per_step for i in implementations
+                   if i.execution == "eager" and i.times), None)
+  print("\n| implementation | execution | first step s | s/step (median) | "
+        "sequences/s | model GFLOP/s | MFU | speed vs PyTorch eager |")
+  print("|---|---|---|---|---|---|---|---|")
+  for impl in implementations:
+    print(_row(impl, flops_per_step, peak, baseline))
+
+
+def _row(impl, flops_per_step, peak, baseline):
+  if impl.error or not impl.times:
+    return (f"| {impl.name} | {impl.execution} | failed: "
+            f"{impl.error or 'no steps'} | | | | | |")
+  seconds = impl.seconds_per_step
+  ratio = f"{baseline / seconds:.2f}x" if baseline else "n/a"
+  return (f"| {impl.name} | {impl.execution} | {impl.compile_seconds:.0f} | "
+          f"{seconds:.3f} (min {min(impl.times):.3f}) | "
+          f"{FLAGS.batch_size / seconds:.1f} | "
+          f"{flops_per_step / seconds / 1e9:.0f} | "
+          f"{100 * flops_per_step / seconds / peak:.0f}% | {ratio} |")
+
+
+def main(argv):
+  del argv
+  threads = configure_threads(FLAGS.threads)
+  torch = _optional_torch()
+  config = config_lib.load_pretraining_config(
+      FLAGS.preset, train_batch_size=FLAGS.batch_size,
+      max_seq_length=FLAGS.seq_length, precision=FLAGS.precision,
+      jit_compile=FLAGS.jit_compile)
+  special_ids, word_ids = vocab_ids(FLAGS.vocab_file, config.vocab_size)
+  batch = make_batch(FLAGS.batch_size, FLAGS.seq_length, special_ids,
+                     word_ids)
+  compute_dtype = ("bfloat16" if FLAGS.precision == "mixed_bfloat16"
+                   else "float32")
+  dtypes = sorted({"float32", compute_dtype})
+  peaks = measure_peaks(torch, dtypes)
+
+  implementations = [tf_implementation(config, special_ids, batch)]
+  if torch is not None:
+    implementations += torch_implementations(torch, config, special_ids,
+                                             batch)
+  for impl in implementations:
+    print(f"compiling and warming up: {impl.name}, {impl.execution}",
+          flush=True)
+    impl.prepare(FLAGS.warmup_steps)
+  meter = cpu_measurements.CpuMeter()
+  rounds = max(1, min(FLAGS.rounds, FLAGS.steps))
+  for r in range(rounds):
+    count = FLAGS.steps // rounds + (r < FLAGS.steps % rounds)
+    for impl in implementations:
+      impl.time_steps(count, meter)
+  after = measure_peaks(torch, dtypes)
+  peaks = {d: {k: max(v, after[d][k]) for k, v in peaks[d].items()}
+           for d in peaks}
+  flops = sizes.pretraining_flops_per_sequence(config) * FLAGS.batch_size
+  report(implementations, peaks, compute_dtype, flops, threads, meter)
+
+
+if __name__ == "__main__":
+  app.run(main)
