@@ -21,6 +21,9 @@ _EXPORTS = {
     "ElectraDiscriminator": "electra_tf.pretraining.discriminator",
     "ElectraGenerator": "electra_tf.pretraining.generator",
     "ElectraPretrainer": "electra_tf.pretraining.model",
+    "FinetuningConfig": "electra_tf.finetuning.config",
+    "run_finetuning": "electra_tf.finetuning.runner",
+    "load_finetuned_model": "electra_tf.finetuning.checkpoints",
 }
 
 __all__ = sorted(_EXPORTS)

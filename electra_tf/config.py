@@ -164,7 +164,7 @@ class PretrainingConfig:
     With `data_dir`, the data and model paths default to the original's
     layout under it (`pretrain_tfrecords/`, `vocab.txt`, `models/<name>`).
     """
-    passed = dict(_as_mapping(hparams, "hparams"))
+    passed = dict(as_mapping(hparams, "hparams"))
     passed.update(kwargs)
     passed.pop("hparams_passed", None)
     if data_dir is not None:
@@ -175,7 +175,7 @@ class PretrainingConfig:
   def override(self, hparams=None, **kwargs):
     """Returns a new config with more hparams applied over those passed."""
     merged = dict(self.hparams_passed)
-    merged.update(_as_mapping(hparams, "hparams"))
+    merged.update(as_mapping(hparams, "hparams"))
     merged.update(kwargs)
     return type(self).from_hparams(merged)
 
@@ -246,8 +246,8 @@ _FIELDS = {f.name: f for f in dataclasses.fields(PretrainingConfig)
 def _resolve_pretraining(passed):
   """Applies passed hparams over the defaults in the original's order."""
   for key, value in passed.items():
-    _check_key(key, _FIELDS, "pretraining hparam")
-    _check_type(key, value, _field_type(key))
+    check_key(key, _FIELDS, "pretraining hparam")
+    check_type(key, value, _field_type(key))
   values = {name: (f.default if f.default is not dataclasses.MISSING
                    else f.default_factory())
             for name, f in _FIELDS.items()}
@@ -258,7 +258,7 @@ def _resolve_pretraining(passed):
         f"{', '.join(MODEL_SIZES)}")
   overrides = dict(values["model_hparam_overrides"])
   for key in overrides:
-    _check_key(key, BERT_CONFIG_KEYS, "model_hparam_overrides key")
+    check_key(key, BERT_CONFIG_KEYS, "model_hparam_overrides key")
   values["model_hparam_overrides"] = overrides
   if "max_predictions_per_seq" not in passed:
     values["max_predictions_per_seq"] = int(
@@ -298,7 +298,7 @@ def _check_choice(values, key, choices):
         f"{key} {values[key]!r} is not one of {', '.join(choices)}")
 
 
-def _check_key(key, valid, what):
+def check_key(key, valid, what):
   if key not in valid:
     close = difflib.get_close_matches(key, list(valid), n=1, cutoff=0.5)
     hint = f"; did you mean {close[0]!r}?" if close else ""
@@ -309,7 +309,7 @@ def _field_type(name):
   return typing.get_type_hints(PretrainingConfig)[name]
 
 
-def _check_type(key, value, annotation):
+def check_type(key, value, annotation):
   """Rejects values of the wrong type (a string for a number, ...)."""
   optional = typing.get_origin(annotation) is typing.Union
   if optional:
@@ -330,7 +330,7 @@ def _check_type(key, value, annotation):
         f"hparam {key!r} must be {expected}, got {value!r}")
 
 
-def _as_mapping(hparams, what):
+def as_mapping(hparams, what):
   """Accepts None, a mapping, a JSON string or a path to a JSON file."""
   if hparams is None:
     return {}
@@ -386,9 +386,9 @@ def load_pretraining_config(preset=None, hparams=None, **kwargs):
   """A preset (name or JSON file), then `hparams` (dict/JSON/file) over it."""
   base = {}
   if preset:
-    base = (_as_mapping(preset, "preset") if os.sep in preset
+    base = (as_mapping(preset, "preset") if os.sep in preset
             or preset.endswith(".json") else read_preset(preset))
   merged = dict(base)
-  merged.update(_as_mapping(hparams, "hparams"))
+  merged.update(as_mapping(hparams, "hparams"))
   merged.update(kwargs)
   return PretrainingConfig.from_hparams(merged)

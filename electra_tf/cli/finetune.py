@@ -60,10 +60,10 @@ def load_config(fv):
   """The config from --preset, --hparams and the flags naming hparams."""
   hparams = {}
   if fv.preset:
-    hparams.update(config_lib._as_mapping(fv.preset, "preset")  # pylint: disable=protected-access
+    hparams.update(config_lib.as_mapping(fv.preset, "preset")
                    if fv.preset.endswith(".json")
                    else config_lib.read_preset(fv.preset, PRESET_KIND))
-  hparams.update(config_lib._as_mapping(fv.hparams, "hparams"))  # pylint: disable=protected-access
+  hparams.update(config_lib.as_mapping(fv.hparams, "hparams"))
   for name in HPARAM_FLAGS:
     value = getattr(fv, name)
     if value is not None:

@@ -150,7 +150,7 @@ class FinetuningConfig:
     Unknown keys raise `ConfigError` naming the closest valid key.
     `task_names` may also be a comma-separated string.
     """
-    passed = dict(config_lib._as_mapping(hparams, "hparams"))  # pylint: disable=protected-access
+    passed = dict(config_lib.as_mapping(hparams, "hparams"))
     passed.update(kwargs)
     passed.pop("hparams_passed", None)
     return cls(**_resolve(passed), hparams_passed=passed)
@@ -158,7 +158,7 @@ class FinetuningConfig:
   def override(self, hparams=None, **kwargs):
     """A new config with more hparams applied over those passed."""
     merged = dict(self.hparams_passed)
-    merged.update(config_lib._as_mapping(hparams, "hparams"))  # pylint: disable=protected-access
+    merged.update(config_lib.as_mapping(hparams, "hparams"))
     merged.update(kwargs)
     return type(self).from_hparams(merged)
 
@@ -261,9 +261,9 @@ def _checked(passed):
   passed = dict(passed)
   hints = typing.get_type_hints(FinetuningConfig)
   for key, value in passed.items():
-    config_lib._check_key(key, _FIELDS, "finetuning hparam")  # pylint: disable=protected-access
+    config_lib.check_key(key, _FIELDS, "finetuning hparam")
     if key != "task_names":
-      config_lib._check_type(key, value, hints[key])  # pylint: disable=protected-access
+      config_lib.check_type(key, value, hints[key])
   if "task_names" in passed:
     passed["task_names"] = _task_names(passed["task_names"])
   if "model_hparam_overrides" in passed:

@@ -61,5 +61,5 @@ def lr_multipliers(model, decay, mode=ORIGINAL):
   if decay <= 0:
     return {}
   top = len(model.electra_encoder.blocks) + HEAD_DEPTH_OFFSET[mode]
-  return {optimization._ref(variable): decay ** (top - depth)  # pylint: disable=protected-access
+  return {optimization.variable_key(variable): decay ** (top - depth)
           for variable, depth in variable_depths(model, mode)}

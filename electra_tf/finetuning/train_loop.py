@@ -57,7 +57,7 @@ class FinetuneStep:
     grads = tape.gradient(scaled, variables)
     grads = [tf.zeros_like(v) if g is None else tf.convert_to_tensor(g)
              for g, v in zip(grads, variables)]
-    grads = pretrain_step._all_reduce_sum(grads)  # pylint: disable=protected-access
+    grads = pretrain_step.all_reduce_sum(grads)
     if self.loss_scale is not None:
       grads = self.loss_scale.unscale(grads)
     grads, norm = optimization.clip_by_global_norm(grads)

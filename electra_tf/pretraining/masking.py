@@ -66,7 +66,7 @@ def mask_tokens(input_ids, input_mask, special_ids, mask_prob, max_predictions,
   sample_prob = candidates / tf.maximum(num_candidates, 1.0)
   sample_logits = tf.math.log(sample_prob)  # -inf outside the candidates
   scores = sample_logits[:, None, :] + position_gumbel  # [B, N, L]
-  positions = tf.argmax(scores, -1, output_type=tf.int32)  # [B, N]
+  positions = sequence_ops.first_argmax(scores)  # [B, N]
   positions *= tf.cast(weights, tf.int32)
   masked_lm_ids = sequence_ops.gather_positions(input_ids, positions)
   masked_lm_ids *= tf.cast(weights, tf.int32)

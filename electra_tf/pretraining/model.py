@@ -140,7 +140,7 @@ class ElectraPretrainer(keras.Model):
                                 masked.masked_lm_weights)
     out.update({
         "mlm_logits": mlm_logits,
-        "mlm_preds": tf.argmax(mlm_logits, -1, output_type=tf.int32),
+        "mlm_preds": sequence_ops.first_argmax(mlm_logits),
         "mlm_per_example_loss": mlm.per_example,
         "mlm_loss": mlm.value,
     })

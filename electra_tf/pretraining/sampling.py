@@ -57,7 +57,7 @@ def sample_tokens(mlm_logits, masked_lm_ids, temperature, disallow_correct,
   # argmax over the softmax (not the raw scores), as the original, so ties
   # created by rounding resolve identically.
   probs = tf.nn.softmax(logits + uniform_to_gumbel(sample_uniform))
-  return tf.argmax(probs, -1, output_type=tf.int32)
+  return sequence_ops.first_argmax(probs)  # [B, N]
 
 
 def replace_tokens(input_ids, masked_lm_positions, sampled_tokids):

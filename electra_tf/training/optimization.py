@@ -71,7 +71,7 @@ class AdamWeightDecay(tf.Module):
   def build(self, variables):
     """Creates the m and v slots (zeros) next to each variable."""
     for i, var in enumerate(variables):
-      self._slot_index[_ref(var)] = i
+      self._slot_index[variable_key(var)] = i
       with tf.init_scope():
         self.adam_m.append(tf.Variable(tf.zeros(var.shape, tf.float32),
                                        trainable=False, name="adam_m"))
@@ -80,7 +80,7 @@ class AdamWeightDecay(tf.Module):
 
   def slots(self, variable):
     """The (m, v) slot variables of `variable`."""
-    i = self._slot_index[_ref(variable)]
+    i = self._slot_index[variable_key(variable)]
     return self.adam_m[i], self.adam_v[i]
 
   def current_learning_rate(self):
@@ -119,7 +119,7 @@ class AdamWeightDecay(tf.Module):
     self.iterations.assign_add(1)
 
   def _factor(self, var):
-    return self.lr_multipliers.get(_ref(var), 1.0)
+    return self.lr_multipliers.get(variable_key(var), 1.0)
 
   def _update_variable(self, var, grad, m, v, lr, factor, decay, keep=None):
     grad = tf.convert_to_tensor(grad, tf.float32)
@@ -155,7 +155,7 @@ def _tf_variable(var):
   return var.value
 
 
-def _ref(var):
+def variable_key(var):
   return _tf_variable(var).ref()
 
 

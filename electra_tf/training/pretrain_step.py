@@ -13,7 +13,7 @@ from electra_tf.pretraining import metrics
 from electra_tf.training import optimization
 
 
-def _all_reduce_sum(values):
+def all_reduce_sum(values):
   context = tf.distribute.get_replica_context()
   if context is None or context.num_replicas_in_sync == 1:
     return values
@@ -33,7 +33,7 @@ def replica_loss(loss_weights, outputs):
   Each term's numerator is divided by its denominator summed over replicas.
   """
   names = list(loss_weights)
-  denominators = _all_reduce_sum(
+  denominators = all_reduce_sum(
       [tf.stop_gradient(outputs[f"{n}_loss_denominator"]) for n in names])
   return sum(loss_weights[n] * (outputs[f"{n}_loss_numerator"] / (
       d + losses.DENOMINATOR_EPS)) for n, d in zip(names, denominators))
@@ -68,7 +68,7 @@ class PretrainStep:
     grads = tape.gradient(scaled, variables)
     grads = [tf.zeros_like(v) if g is None else tf.convert_to_tensor(g)
              for g, v in zip(grads, variables)]
-    grads = _all_reduce_sum(grads)
+    grads = all_reduce_sum(grads)
     if self.loss_scale is not None:
       grads = self.loss_scale.unscale(grads)
     return grads, loss, outputs
