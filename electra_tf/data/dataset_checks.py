@@ -11,15 +11,29 @@ from electra_tf.data import special_tokens
 from electra_tf.data import tfrecords
 
 
+# A `vocab_file` ending so is a SentencePiece model (its pieces are the vocab).
+SENTENCEPIECE_SUFFIX = ".model"
+
+
+def load_any_vocab(path):
+  """Token -> id of a WordPiece vocab file or a SentencePiece model."""
+  if path.endswith(SENTENCEPIECE_SUFFIX):
+    return tokenization.build_tokenizer(sp_model_file=path).vocab
+  return tokenization.load_vocab(path)
+
+
 def special_token_ids(config):
-  """Special-token ids from `config.vocab_file`, checked against vocab_size."""
+  """Special-token ids from `config.vocab_file`, checked against vocab_size.
+
+  `vocab_file` may be a WordPiece vocab or a SentencePiece `.model`.
+  """
   if not config.vocab_file:
     logging.warning("no vocab_file: assuming BERT's special-token ids")
     return special_tokens.SpecialTokenIds()
-  vocab = tokenization.load_vocab(config.vocab_file)
-  if len(vocab) > config.vocab_size:
+  vocab = load_any_vocab(config.vocab_file)
+  if max(vocab.values()) + 1 > config.vocab_size:
     raise errors.ConfigError(
-        f"vocab file {config.vocab_file} has {len(vocab)} tokens but "
+        f"vocab file {config.vocab_file} has {max(vocab.values()) + 1} ids but "
         f"vocab_size is {config.vocab_size}; set vocab_size")
   return special_tokens.SpecialTokenIds.from_vocab(vocab, config.vocab_file)
 
