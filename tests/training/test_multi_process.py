@@ -67,28 +67,42 @@ def _cli(model_dir, shards, hparams):
           "--model_dir", model_dir, "--peak_tflops", "1"]
 
 
-def test_kill_minus_9_then_rerun_ends_equal_to_an_uninterrupted_run(
+def _start_and_wait_for(command, checkpoint):
+  process = subprocess.Popen(command, env=ENV, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+  deadline = time.time() + 240
+  while not os.path.exists(checkpoint):
+    assert process.poll() is None and time.time() < deadline
+    time.sleep(0.05)
+  return process
+
+
+def test_kill_minus_9_and_ctrl_c_then_rerun_equal_an_uninterrupted_run(
     shards, tmp_path):
   hparams = dict(tiny_config().hparams_passed, num_train_steps=16,
                  iterations_per_loop=2, save_checkpoints_steps=2)
-  killed_dir = str(tmp_path / "killed")
-  process = subprocess.Popen(_cli(killed_dir, shards, hparams), env=ENV,
-                             stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
-  deadline = time.time() + 240
-  while not os.path.exists(os.path.join(killed_dir, "ckpt-6.index")):
-    assert process.poll() is None and time.time() < deadline
-    time.sleep(0.05)
+  model_dir = str(tmp_path / "interrupted")
+  command = _cli(model_dir, shards, hparams)
+  # kill -9 somewhere after step 6: the next run resumes from a checkpoint.
+  process = _start_and_wait_for(command,
+                                os.path.join(model_dir, "ckpt-6.index"))
   os.kill(process.pid, signal.SIGKILL)
   process.wait()
-  latest = tf.train.latest_checkpoint(killed_dir)
+  latest = tf.train.latest_checkpoint(model_dir)
   assert latest and not latest.endswith("ckpt-16")
-  subprocess.run(_cli(killed_dir, shards, hparams), env=ENV, check=True,
-                 capture_output=True)
+  # Ctrl-C after step 10: saves where it is and exits cleanly.
+  process = _start_and_wait_for(command,
+                                os.path.join(model_dir, "ckpt-10.index"))
+  os.kill(process.pid, signal.SIGINT)
+  _, err = process.communicate(timeout=120)
+  assert process.returncode == 0, err
+  assert "rerun to continue" in err or tf.train.latest_checkpoint(
+      model_dir).endswith("ckpt-16")
+  subprocess.run(command, env=ENV, check=True, capture_output=True)
   clean_dir = str(tmp_path / "clean")
   subprocess.run(_cli(clean_dir, shards, hparams), env=ENV, check=True,
                  capture_output=True)
-  resumed = tf.train.latest_checkpoint(killed_dir)
+  resumed = tf.train.latest_checkpoint(model_dir)
   assert resumed.endswith("ckpt-16")
   ra = tf.train.load_checkpoint(resumed)
   rb = tf.train.load_checkpoint(tf.train.latest_checkpoint(clean_dir))
