@@ -46,7 +46,10 @@ flags.DEFINE_integer("rounds", 3, "Timed steps are split into this many "
                      "rounds, alternating between implementations.")
 flags.DEFINE_enum("precision", "float32", ["float32", "mixed_bfloat16"],
                   "Compute precision (variables stay float32).")
-flags.DEFINE_boolean("jit_compile", True, "XLA-compile our step.")
+flags.DEFINE_list("tf_modes", ["xla"], "How to run our step, one row each: "
+                  "xla (jit_compile, as the training loop does by default) "
+                  "and/or graph (tf.function without XLA: TF's own oneDNN "
+                  "kernels).")
 flags.DEFINE_integer("threads", 0, "Threads for both frameworks (0: all "
                      "cores).")
 flags.DEFINE_boolean("skip_torch", False, "Do not run the PyTorch step.")
@@ -151,15 +154,19 @@ class Implementation:
     return float(np.median(self.times)) if self.times else None
 
 
-def tf_implementation(config, special_ids, batch):
+TF_MODES = {"xla": (True, "XLA (jit_compile)"),
+            "graph": (False, "tf.function, no XLA")}
+
+
+def tf_implementation(config, special_ids, batch, mode):
   """Our `PretrainStep`, compiled as `training.loop` compiles it."""
+  jit_compile, execution = TF_MODES[mode]
   model, optimizer, loss_scale = loop.build_model_and_optimizer(
       config, tf.distribute.get_strategy(), special_ids)
   step = pretrain_step.PretrainStep(model, optimizer, loss_scale)
   compiled = tf.function(lambda f: step(f, training=True),
-                         jit_compile=config.jit_compile)
+                         jit_compile=jit_compile)
   features = {k: tf.constant(v) for k, v in batch.items()}
-  execution = "XLA (jit_compile)" if config.jit_compile else "tf.function"
   return Implementation(
       f"electra-tf {_version('electra-tf')} / TF {tf.__version__}",
       execution, lambda: float(compiled(features)["loss"]))
@@ -220,10 +227,11 @@ def report(implementations, peaks, compute_dtype, flops_per_step, threads,
           "while steps were timed")
     if meter.other_cores > BACKGROUND_WARNING_CORES:
       print("WARNING: the machine was busy; rerun on an idle machine")
-  baseline = next((i.seconds_per_step for i in implementations
+  baseline = next((i for i in implementations
                    if i.execution == "eager" and i.times), None)
-  print("\n| implementation | execution | first step s | s/step (median) | "
-        "sequences/s | model GFLOP/s | MFU | speed vs PyTorch eager |")
+  print("\n| implementation | execution | first step s | s/step median "
+        "(min) | sequences/s | model GFLOP/s | MFU | speed vs PyTorch eager, "
+        "median (min) |")
   print("|---|---|---|---|---|---|---|---|")
   for impl in implementations:
     print(_row(impl, flops_per_step, peak, baseline))
@@ -234,9 +242,12 @@ def _row(impl, flops_per_step, peak, baseline):
     return (f"| {impl.name} | {impl.execution} | failed: "
             f"{impl.error or 'no steps'} | | | | | |")
   seconds = impl.seconds_per_step
-  ratio = f"{baseline / seconds:.2f}x" if baseline else "n/a"
+  ratio = "n/a"
+  if baseline is not None:
+    ratio = (f"{baseline.seconds_per_step / seconds:.2f}x "
+             f"({min(baseline.times) / min(impl.times):.2f}x)")
   return (f"| {impl.name} | {impl.execution} | {impl.compile_seconds:.0f} | "
-          f"{seconds:.3f} (min {min(impl.times):.3f}) | "
+          f"{seconds:.3f} ({min(impl.times):.3f}) | "
           f"{FLAGS.batch_size / seconds:.1f} | "
           f"{flops_per_step / seconds / 1e9:.0f} | "
           f"{100 * flops_per_step / seconds / peak:.0f}% | {ratio} |")
@@ -248,8 +259,7 @@ def main(argv):
   torch = _optional_torch()
   config = config_lib.load_pretraining_config(
       FLAGS.preset, train_batch_size=FLAGS.batch_size,
-      max_seq_length=FLAGS.seq_length, precision=FLAGS.precision,
-      jit_compile=FLAGS.jit_compile)
+      max_seq_length=FLAGS.seq_length, precision=FLAGS.precision)
   special_ids, word_ids = vocab_ids(FLAGS.vocab_file, config.vocab_size)
   batch = make_batch(FLAGS.batch_size, FLAGS.seq_length, special_ids,
                      word_ids)
@@ -258,7 +268,12 @@ def main(argv):
   dtypes = sorted({"float32", compute_dtype})
   peaks = measure_peaks(torch, dtypes)
 
-  implementations = [tf_implementation(config, special_ids, batch)]
+  unknown = set(FLAGS.tf_modes) - set(TF_MODES)
+  if unknown:
+    raise app.UsageError(f"--tf_modes: unknown {sorted(unknown)}; use "
+                         f"{sorted(TF_MODES)}")
+  implementations = [tf_implementation(config, special_ids, batch, mode)
+                     for mode in FLAGS.tf_modes]
   if torch is not None:
     implementations += torch_implementations(torch, config, special_ids,
                                              batch)
