@@ -2,7 +2,8 @@
 
 Tokens equal `FullTokenizer`'s (see `data/tf_tokenizer.py`). Pairs are
 truncated as the original's finetuning does: the longer segment loses a
-token until both fit, which is what round-robin trimming keeps.
+token until both fit, which is what round-robin trimming keeps; a pair
+whose second text has no tokens is framed as a single text.
 
 Shape legend: B batch, L sequence length (the longest in the batch, at most
 max_seq_length).
@@ -42,10 +43,16 @@ class TextFeaturizer(tf.Module):
     if text_b is not None:
       segments.append(self.tokenizer.tokenize(text_b))
     budget = self.max_seq_length - len(segments) - 1  # [CLS] + [SEP]s
-    segments = tf_text.RoundRobinTrimmer(budget).trim(segments)
+    trimmed = tf_text.RoundRobinTrimmer(budget).trim(segments)
+    if text_b is not None:
+      trimmed = self._single_when_b_is_empty(segments[0], trimmed)
     ids, segment_ids = tf_text.combine_segments(
-        segments, start_of_sequence_id=self.cls_id,
+        trimmed, start_of_sequence_id=self.cls_id,
         end_of_segment_id=self.sep_id)  # [B, (L)]
+    if text_b is not None:  # no [SEP] after an empty second segment
+      kept = ids.row_lengths() - tf.cast(trimmed[1].row_lengths() == 0,
+                                         tf.int64)
+      ids, segment_ids = (prefixes(ids, kept), prefixes(segment_ids, kept))
     # At least [CLS] [SEP] wide, so an empty batch still has a [CLS] column.
     shape = tf.stack([ids.nrows(), tf.maximum(ids.bounding_shape(1), 2)])
     return {
@@ -55,7 +62,25 @@ class TextFeaturizer(tf.Module):
         F.SEGMENT_IDS: tf.cast(segment_ids.to_tensor(shape=shape), tf.int32),
     }
 
+  def _single_when_b_is_empty(self, tokens_a, trimmed):
+    """As finetuning frames a pair whose b has no tokens: `[CLS] a [SEP]`,
+    a cut to max_seq_length - 2."""
+    a, b = trimmed
+    single = b.row_lengths() == 0  # [B]
+    kept = tf.where(single, tf.minimum(tokens_a.row_lengths(),
+                                       self.max_seq_length - 2),
+                    a.row_lengths())
+    return [prefixes(tokens_a, kept), b]
+
   def tokens(self, input_ids):
     """Word-piece strings of `input_ids` [B, L] ("" at padding)."""
     pieces = self.tokenizer.ids_to_tokens(input_ids)
     return tf.where(input_ids > 0, pieces, "")
+
+
+def prefixes(rows, lengths):
+  """The first `lengths[b]` items of each row of `rows` [B, (T)]."""
+  positions = tf.ragged.range(rows.row_lengths())  # [B, (T)]
+  keep = positions.flat_values < tf.repeat(tf.cast(lengths, tf.int64),
+                                           rows.row_lengths())
+  return tf.ragged.boolean_mask(rows, positions.with_flat_values(keep))
