@@ -8,7 +8,9 @@ As the original `run_finetuning.py`: raw task data is read from
 `<data-dir>/models/<model-name>/` (ours or an original TF1 checkpoint),
 and models, cached features and results are written below it. Each trial
 t trains in `<model_dir>_<t>`; rerunning resumes or skips finished trials.
-`--export_dir` is accepted but does nothing yet (export is separate).
+With `--export_dir`, each task of each trial is then exported to
+`<export_dir>/<task>/<version>/` as a SavedModel taking raw text (see
+`electra-export` to export an existing trial).
 """
 
 from absl import flags
@@ -18,6 +20,7 @@ from electra_tf import config as config_lib
 from electra_tf.cli import entry_point
 from electra_tf.finetuning import config as finetuning_config
 from electra_tf.finetuning import runner
+from electra_tf.serving import model_export
 from electra_tf.training import distribute
 
 NAME = "electra-finetune"
@@ -50,8 +53,8 @@ def define_flags(fv):
   string("model_dir", "Where the trials train (<model_dir>_<trial>).")
   string("tpu", "Cloud TPU name or grpc:// address (implies "
          "--strategy=tpu).")
-  string("export_dir", "Placeholder: not used yet (export is a separate "
-         "step over load_finetuned_model).")
+  string("export_dir", "After training, export every task of every trial "
+         "to <export_dir>/<task>/<version>/ (SavedModels taking raw text).")
   flags.DEFINE_enum("strategy", "auto", list(distribute.STRATEGIES),
                     "Distribution strategy.", flag_values=fv)
 
@@ -77,9 +80,6 @@ def finetune(fv):
   """Runs what the flags ask for."""
   config = load_config(fv)
   runner.check_run(config)
-  if fv.export_dir:
-    logging.warning("--export_dir is not used yet; export the trial dirs "
-                    "with the export tool")
   strategy = distribute.build_strategy(
       "tpu" if fv.tpu else fv.strategy, tpu=fv.tpu or config.tpu_name,
       tpu_zone=config.tpu_zone, gcp_project=config.gcp_project)
@@ -89,6 +89,10 @@ def finetune(fv):
   for task, metrics in results.median.items():
     logging.info("median of %d trial(s) %s: %s", len(results.trials), task,
                  " - ".join(f"{k}: {v:.2f}" for k, v in metrics.items()))
+  if fv.export_dir:
+    for task, paths in model_export.export_finetuning_run(
+        config, fv.export_dir).items():
+      logging.info("exported %s: %s", task, ", ".join(paths))
 
 
 def main(argv=None):

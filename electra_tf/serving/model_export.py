@@ -1,0 +1,172 @@
+"""Exporting what a run left behind: finetuned task heads, or the encoder.
+
+* A finetuning trial dir (`finetuning_config.json`, `labels.json`,
+  `ckpt-<step>`): one SavedModel per task head (`export_finetuned`), with
+  the task module of its type: `SentenceServingModule` (GLUE),
+  `SpanServingModule` (SQuAD) or `TaggerServingModule` (chunking).
+* A pretraining run's model dir (`config.json`, `ckpt-<step>`): the
+  discriminator encoder (`export_pretraining_run`, via `export_encoder`).
+Each export is a new version `<export_dir>/<n>/` (see `export.py`), with
+`assets.extra/config.json` recording what was exported from where.
+"""
+
+import json
+import os
+
+import tensorflow as tf
+
+from electra_tf import config as config_lib
+from electra_tf import errors
+from electra_tf import tokenization
+from electra_tf.data import special_tokens
+from electra_tf.finetuning import checkpoints
+from electra_tf.finetuning import tasks as tasks_lib
+from electra_tf.pretraining import model as pretraining_model
+from electra_tf.serving import classifier_module
+from electra_tf.serving import encoder_module
+from electra_tf.serving import export
+from electra_tf.serving import span_module
+from electra_tf.serving import tagger_module
+from electra_tf.training import checkpointing
+
+FINETUNED_KIND = "electra_finetuned"
+SENTENCE_TYPES = (tasks_lib.TaskType.CLASSIFICATION,
+                  tasks_lib.TaskType.REGRESSION)
+
+
+def checked_vocab_file(vocab_file, vocab_size):
+  """`vocab_file` if it exists and fits the embedding; else `ConfigError`."""
+  if not vocab_file:
+    raise errors.ConfigError("no vocab file: the run's config names none; "
+                             "pass one (--vocab_file)")
+  if not tf.io.gfile.exists(vocab_file):
+    raise errors.ConfigError(f"vocab file {vocab_file} not found")
+  size = len(tokenization.load_vocab(vocab_file))
+  if size > vocab_size:
+    raise errors.ConfigError(f"vocab file {vocab_file} has {size} tokens but "
+                             f"the model embeds only {vocab_size}")
+  return vocab_file
+
+
+def serving_module(model, config, task, vocab_file, labels=None):
+  """The serving module of `task`'s head of a `FinetuningModel`.
+
+  `labels`: the tag list of a tagging task (from the run's labels.json).
+  """
+  if task.task_type in SENTENCE_TYPES:
+    return classifier_module.SentenceServingModule(model, task, config,
+                                                   vocab_file)
+  if task.task_type == tasks_lib.TaskType.SPAN_QA:
+    return span_module.SpanServingModule(model, task, config, vocab_file)
+  if not labels:
+    raise errors.ConfigError(f"no labels for the tagging task {task.name}")
+  return tagger_module.TaggerServingModule(model, task, config, vocab_file,
+                                           labels)
+
+
+def export_task(model, config, task, export_dir, vocab_file=None,
+                labels=None, version=None, source=None):
+  """Exports `task`'s head of an in-memory `FinetuningModel`.
+
+  Args:
+    model, config: the model and its `FinetuningConfig`.
+    task: the `Task` to serve.
+    export_dir: TF Serving model dir; a new version is written in it.
+    vocab_file: default `config.vocab_file`.
+    labels: tag list of a tagging task.
+    version: version number (default: the next one).
+    source: the checkpoint exported, recorded in the config asset.
+
+  Returns:
+    The path of the new version.
+  """
+  vocab_file = checked_vocab_file(vocab_file or config.vocab_file,
+                                  config.encoder_config.vocab_size)
+  module = serving_module(model, config, task, vocab_file, labels)
+  description = {
+      "kind": FINETUNED_KIND, "task": task.name,
+      "task_type": task.task_type.value, "checkpoint": source,
+      "labels": list(labels or task.labels or []),
+      "signatures": sorted(module.signatures()),
+      "finetuning_config": config.to_dict()}
+  return export.write_saved_model(module, export_dir, module.signatures(),
+                                  description, vocab_file=vocab_file,
+                                  version=version)
+
+
+def export_finetuned(model_path, export_dir, task_name=None, vocab_file=None,
+                     version=None):
+  """Exports one task head of a finetuning trial (dir or checkpoint prefix).
+
+  `task_name` may be omitted for a single-task run. Returns the new
+  version's path.
+  """
+  prefix = checkpoints.resolve_checkpoint(model_path)
+  model, config, task = checkpoints.load_finetuned_model(prefix, task_name)
+  with tf.io.gfile.GFile(os.path.join(os.path.dirname(prefix),
+                                      checkpoints.LABELS_FILE)) as f:
+    labels = json.load(f).get(task.name)
+  return export_task(model, config, task, export_dir, vocab_file, labels,
+                     version, source=prefix)
+
+
+def export_finetuning_run(config, export_dir, vocab_file=None):
+  """Exports every task of every trial left by `run_finetuning(config)`.
+
+  Task t of trial i goes to `<export_dir>/<t>/` as a new version, in trial
+  order (trials removed by `keep_all_models=False` are skipped). Returns
+  {task name: [version paths]}.
+  """
+  paths = {name: [] for name in config.task_names}
+  for trial in range(1, config.num_trials + 1):
+    model_dir = config.trial_model_dir(trial)
+    if not tf.train.latest_checkpoint(model_dir):
+      continue
+    for name in config.task_names:
+      paths[name].append(export_finetuned(
+          model_dir, os.path.join(export_dir, name), name, vocab_file))
+  return paths
+
+
+def export_pretraining_run(model_path, export_dir, vocab_file=None,
+                           version=None):
+  """Exports the discriminator of a pretraining run (dir or checkpoint).
+
+  The run's `config.json` (next to the checkpoint) rebuilds the model.
+  """
+  prefix = checkpoints.resolve_checkpoint(model_path)
+  config_file = os.path.join(os.path.dirname(prefix),
+                             checkpointing.CONFIG_FILE)
+  if not tf.io.gfile.exists(config_file):
+    raise errors.CheckpointError(f"{config_file} not found next to {prefix}")
+  config = config_lib.PretrainingConfig.from_hparams(config_file)
+  vocab_file = checked_vocab_file(vocab_file or config.vocab_file,
+                                  config.vocab_size)
+  model = pretraining_model.ElectraPretrainer(
+      config, special_ids=special_tokens.SpecialTokenIds.from_vocab_file(
+          vocab_file))
+  model.build()
+  try:
+    (tf.train.Checkpoint(model=model).read(prefix)
+     .assert_existing_objects_matched().expect_partial())
+  except (AssertionError, ValueError, tf.errors.OpError) as e:
+    first_line = (str(e).strip().splitlines() or [type(e).__name__])[0]
+    raise errors.CheckpointError(
+        f"cannot restore {prefix}: {first_line}") from None
+  return encoder_module.export_encoder(model, vocab_file, export_dir, version)
+
+
+def export_model_dir(model_path, export_dir, task_name=None, vocab_file=None,
+                     version=None):
+  """Exports a finetuning trial's task head or a pretraining run's encoder,
+  whichever `model_path` (a dir or checkpoint prefix) holds."""
+  prefix = checkpoints.resolve_checkpoint(model_path)
+  folder = os.path.dirname(prefix)
+  if tf.io.gfile.exists(os.path.join(folder, checkpoints.CONFIG_FILE)):
+    return export_finetuned(prefix, export_dir, task_name, vocab_file,
+                            version)
+  if task_name:
+    raise errors.ConfigError(f"{folder} is a pretraining run (no "
+                             f"{checkpoints.CONFIG_FILE}); it has no task "
+                             f"{task_name!r} to export")
+  return export_pretraining_run(prefix, export_dir, vocab_file, version)
