@@ -146,15 +146,10 @@ class QuestionContextFeaturizer(tf.Module):
     start = index * tf.gather(stride, example)  # first context token
     length = tf.minimum(tf.gather(num_tokens, example) - start,
                         tf.gather(span_length, example))  # [N]
-    ids, segments = self._framed(query, tokens, example, start, length)
-    width = tf.maximum(ids.bounding_shape(1), self.min_length)
-    shape = tf.stack([ids.nrows(), width])
-    features = {
-        F.INPUT_IDS: tf.cast(ids.to_tensor(shape=shape), tf.int32),
-        F.INPUT_MASK: tf.cast(tf.ones_like(ids).to_tensor(shape=shape),
-                              tf.int32),
-        F.SEGMENT_IDS: tf.cast(segments.to_tensor(shape=shape), tf.int32)}
+    features = self._padded(*self._framed(query, tokens, example, start,
+                                          length))
     # Sequence position -> context token (index in tokens.flat_values).
+    width = tf.shape(features[F.INPUT_IDS], out_type=tf.int64)[1]
     position = (tf.range(width)[None, :] - 2 -
                 tf.gather(query.row_lengths(), example)[:, None])  # [N, L]
     in_context = (position >= 0) & (position < length[:, None])
@@ -171,6 +166,16 @@ class QuestionContextFeaturizer(tf.Module):
         tf.concat([best, [-1]], 0), token) == index[:, None])
     return Windows(features, example, num_windows, context_word,
                    max_context, words)
+
+  def _padded(self, ids, segments):
+    """Model inputs int32 [N, L], L >= `min_length`."""
+    width = tf.maximum(ids.bounding_shape(1), self.min_length)
+    shape = tf.stack([ids.nrows(), width])
+    return {
+        F.INPUT_IDS: tf.cast(ids.to_tensor(shape=shape), tf.int32),
+        F.INPUT_MASK: tf.cast(tf.ones_like(ids).to_tensor(shape=shape),
+                              tf.int32),
+        F.SEGMENT_IDS: tf.cast(segments.to_tensor(shape=shape), tf.int32)}
 
   def _framed(self, query, tokens, example, start, length):
     """`[CLS] question [SEP] window [SEP]` ids and segment ids [N, (L)]."""

@@ -79,8 +79,8 @@ class TaggerServingModule(task_module.TaskServingModule):
   def _text(self, text):
     words, features = self.words(text)
     logits = self.head_outputs(features)["logits"]  # [B, N, K]
-    num_words = tf.shape(words.to_tensor())[1]
-    num_tagged = tf.shape(logits)[1]
+    padded_words = words.to_tensor()  # [B, W]
+    num_words, num_tagged = tf.shape(padded_words)[1], tf.shape(logits)[1]
     # Word j < num_tagged[b] is the head's j-th prediction.
     logits = tf.pad(logits, [[0, 0], [0, tf.maximum(
         num_words - num_tagged, 0)], [0, 0]])[:, :num_words]  # [B, W, K]
@@ -88,7 +88,7 @@ class TaggerServingModule(task_module.TaskServingModule):
         features[chunking.LABELS_MASK], 1), tf.int32)  # [B]
     tagged = tf.range(num_words)[None, :] < tagged_per_text[:, None]
     ids, tags = self._tags(logits, tagged)
-    return {"words": words.to_tensor(), "tags": tags, "tag_ids": ids,
+    return {"words": padded_words, "tags": tags, "tag_ids": ids,
             "logits": tf.where(tagged[:, :, None], logits, 0.0),
             "num_words": tf.cast(words.row_lengths(), tf.int32),
             "num_tagged": tagged_per_text,
