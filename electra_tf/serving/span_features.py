@@ -54,7 +54,12 @@ class Windows:
 
 
 def split_context(context):
-  """`squad.split_words` of a batch of contexts [B] -> `ContextWords`."""
+  """`squad.split_words` of a batch of contexts [B] -> `ContextWords`.
+
+  >>> words = split_context(tf.constant(["Hi  there\\n(you)", ""]))
+  >>> words.words.to_list(), words.starts.to_list()
+  ([[b'Hi', b'there', b'(you)'], []], [[0, 4, 10], []])
+  """
   chars = tf.strings.unicode_decode(context, UTF8, errors="replace")
   flat = chars.flat_values  # [sum C]
   is_space = tf.reduce_any(flat[:, None] == SQUAD_WHITESPACE, axis=-1)

@@ -38,7 +38,11 @@ def python_whitespace_class():
 
 
 def split_on_whitespace(text):
-  """`str.split()` of each string (invalid UTF-8 -> U+FFFD). [B] -> [B, (W)]."""
+  """`str.split()` of each string (invalid UTF-8 -> U+FFFD). [B] -> [B, (W)].
+
+  >>> split_on_whitespace(tf.constant(["a\\u00a0b  c.", ""])).to_list()
+  [[b'a', b'b', b'c.'], []]
+  """
   text = tf.strings.unicode_transcode(
       text, UTF8, UTF8, errors="replace",
       replacement_char=char_classes.REPLACEMENT_CHARACTER)
