@@ -18,6 +18,7 @@ from absl import logging
 
 from electra_tf.cli import corpus_flags
 from electra_tf.cli import entry_point
+from electra_tf.data import line_tokenizers
 from electra_tf.data import pretraining_dataset
 
 NAME = "build_pretraining_dataset"
@@ -54,6 +55,12 @@ def define_flags(flag_values):
   flags.DEFINE_boolean(
       "blanks_separate_docs", True, "Blank lines end documents; else only "
       "file ends do.", flag_values=flag_values)
+  flags.DEFINE_enum(
+      "tokenizer", defaults.tokenizer, line_tokenizers.KINDS,
+      "How lines are tokenized (the ids are the same): 'tensorflow' runs "
+      "the in-graph WordPiece tokenizer on batches of lines (fast); "
+      "'python' runs FullTokenizer line by line, as the original.",
+      flag_values=flag_values)
   flags.DEFINE_float("progress_seconds", defaults.progress_seconds,
                      "Seconds between progress lines.", lower_bound=0,
                      flag_values=flag_values)
@@ -72,7 +79,8 @@ def build(flag_values):
       num_workers=flag_values.num_workers,
       worker_index=flag_values.worker_index, seed=flag_values.seed,
       overwrite=flag_values.overwrite,
-      progress_seconds=flag_values.progress_seconds)
+      progress_seconds=flag_values.progress_seconds,
+      tokenizer=flag_values.tokenizer)
   source = corpus_flags.corpus_from_flags(flag_values)
   logging.info("building %s from %s", config.output_dir, source.describe())
   pretraining_dataset.build_pretraining_dataset(config, source)

@@ -23,6 +23,7 @@ import electra_tf
 from electra_tf import errors
 from electra_tf import tokenization
 from electra_tf.data import build_stats
+from electra_tf.data import line_tokenizers
 from electra_tf.data import pretraining_examples
 from electra_tf.data import progress
 from electra_tf.data import tfrecords
@@ -48,6 +49,7 @@ class BuildConfig:
   worker_index: int = 0
   seed: int = DEFAULT_SEED
   overwrite: bool = False
+  tokenizer: str = line_tokenizers.TENSORFLOW
   progress_seconds: float = progress.DEFAULT_INTERVAL_SECONDS
 
   @property
@@ -71,6 +73,9 @@ class BuildConfig:
     if self.max_seq_length < pretraining_examples.NUM_SPECIAL_TOKENS + 2:
       raise errors.DataError(f"max_seq_length={self.max_seq_length} is too "
                              "short for [CLS] A [SEP] B [SEP]")
+    if self.tokenizer not in line_tokenizers.KINDS:
+      raise errors.DataError(f"tokenizer={self.tokenizer!r} is not one of "
+                             f"{', '.join(line_tokenizers.KINDS)}")
     if self.output_dir.startswith(RAM_FILESYSTEM) and self.num_processes > 1:
       raise errors.DataError(f"{self.output_dir}: ram:// files live in one "
                              "process; use num_processes=1")
@@ -140,12 +145,26 @@ def _lines_counting_documents(lines, stats, blanks_separate_docs):
     yield line
 
 
+def _use_one_thread():
+  """One TensorFlow thread per process when processes share the cores."""
+  try:
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
+  except RuntimeError:  # TensorFlow already started in this process
+    pass
+
+
 def run_job(config, corpus, process_index):
   """Builds and writes one job's examples; returns its `BuildStats`."""
   job_index = config.job_index(process_index)
   rng = config.job_rng(job_index)
+  if config.num_processes > 1:
+    _use_one_thread()
   tokenizer = tokenization.build_tokenizer(
       config.vocab_file, config.sp_model_file, config.do_lower_case)
+  line_tokenizer = line_tokenizers.build_line_tokenizer(
+      config.tokenizer, config.vocab_file, config.sp_model_file,
+      config.do_lower_case)
   builder = pretraining_examples.ExampleBuilder(
       tokenizer, config.max_seq_length, rng)
   writer = tfrecords.ShardWriter(config.output_dir,
@@ -161,7 +180,7 @@ def run_job(config, corpus, process_index):
     lines = _lines_counting_documents(
         corpus.lines(unit, stats), stats, config.blanks_separate_docs)
     for example in pretraining_examples.examples_from_lines(
-        builder, lines, config.blanks_separate_docs):
+        builder, lines, config.blanks_separate_docs, line_tokenizer):
       writer.write(example)
       stats.count_example(example)
       reporter.maybe_log()

@@ -91,10 +91,13 @@ class ExampleBuilder:
     nothing pending (and a line without tokens) adds an empty sentence.
     """
     line = line.strip().replace("\n", " ")
+    return self.add_tokenized_line(line, self._tokenizer.convert_tokens_to_ids(
+        self._tokenizer.tokenize(line)))
+
+  def add_tokenized_line(self, line, token_ids):
+    """`add_line` for a stripped `line` whose `token_ids` are known."""
     if not line and self._num_pending_tokens:
       return self._create_example()
-    token_ids = self._tokenizer.convert_tokens_to_ids(
-        self._tokenizer.tokenize(line))
     self._sentences.append(token_ids)
     self._num_pending_tokens += len(token_ids)
     if self._num_pending_tokens >= self._target_length:
@@ -151,21 +154,58 @@ class ExampleBuilder:
                               segment_ids=segment_ids + padding)
 
 
-def examples_from_lines(builder, lines, blanks_separate_docs=True):
+def _stripped_lines(lines, blanks_separate_docs):
+  for line in lines:
+    line = line.strip()
+    if line or blanks_separate_docs:
+      yield line
+
+
+def _batches(lines, max_lines, max_chars):
+  """Groups lines into lists of at most `max_lines` lines / `max_chars`."""
+  batch, num_chars = [], 0
+  for line in lines:
+    batch.append(line)
+    num_chars += len(line)
+    if len(batch) >= max_lines or num_chars >= max_chars:
+      yield batch
+      batch, num_chars = [], 0
+  if batch:
+    yield batch
+
+
+def examples_from_lines(builder, lines, blanks_separate_docs=True,
+                        line_tokenizer=None):
   """Feeds one file's lines to `builder`, as the original did per file.
 
   Lines are stripped; blank lines end documents if `blanks_separate_docs`
   (else they are skipped), and the end of the lines ends the last document.
 
+  Args:
+    builder: an `ExampleBuilder`.
+    lines: iterable of str.
+    blanks_separate_docs: see above.
+    line_tokenizer: optional; tokenizes lines in batches (see
+      `line_tokenizers`) with the same ids as the builder's tokenizer. The
+      examples are the same either way.
+
   Yields:
     `PretrainingExample`s.
   """
-  for line in lines:
-    line = line.strip()
-    if line or blanks_separate_docs:
+  stripped = _stripped_lines(lines, blanks_separate_docs)
+  if line_tokenizer is None:
+    sentences = ((line, None) for line in stripped)
+  else:
+    sentences = ((line, ids) for batch in _batches(
+        stripped, line_tokenizer.batch_lines, line_tokenizer.batch_chars)
+                 for line, ids in zip(batch, line_tokenizer(batch)))
+  for line, token_ids in sentences:
+    if token_ids is None:
       example = builder.add_line(line)
-      if example:
-        yield example
+    else:
+      example = builder.add_tokenized_line(line, token_ids)
+    if example:
+      yield example
   example = builder.end_document()
   if example:
     yield example

@@ -71,6 +71,17 @@ def _lowercase_fixes():
   return tuple(keys), tuple(values)
 
 
+def _wordpiece_vocab(id_to_token):
+  """The vocab as the id-ordered list tensorflow-text expects.
+
+  An id that no token maps to (the earlier line of a token listed twice)
+  gets a placeholder with a space: words never hold one, so it never
+  matches, and the token keeps its last line number as in `load_vocab`.
+  """
+  return [token or f" unused {index}" for index, token in
+          enumerate(id_to_token)]
+
+
 class TFWordpieceTokenizer(tf.Module):
   """`FullTokenizer` as TensorFlow ops, usable inside `tf.function`.
 
@@ -95,19 +106,16 @@ class TFWordpieceTokenizer(tf.Module):
     special_tokens.SpecialTokenIds.from_vocab(vocab, source=vocab_file)
     self.do_lower_case = do_lower_case
     self.strip_accents = do_lower_case and strip_accents
-    self._vocab_table = tf.lookup.StaticHashTable(
-        tf.lookup.KeyValueTensorInitializer(
-            list(vocab.keys()), list(vocab.values()),
-            key_dtype=tf.string, value_dtype=tf.int64), default_value=-1)
     id_to_token = [""] * (max(vocab.values()) + 1)
     for token, index in vocab.items():
       id_to_token[index] = token
     self._id_to_token = tf.constant(id_to_token)  # [V]
-    self._wordpiece = tf_text.WordpieceTokenizer(
-        self._vocab_table,
+    self._wordpiece = tf_text.FastWordpieceTokenizer(
+        _wordpiece_vocab(id_to_token),
         suffix_indicator=tokenization.CONTINUATION_PREFIX,
         max_bytes_per_word=tokenization.MAX_CHARS_PER_WORD * MAX_BYTES_PER_CHAR,
-        token_out_type=tf.int64, unknown_token=special_tokens.UNK)
+        token_out_type=tf.int64, unknown_token=special_tokens.UNK,
+        no_pretokenization=True)
     self._compile_patterns()
 
   def _compile_patterns(self):
@@ -130,14 +138,25 @@ class TFWordpieceTokenizer(tf.Module):
             tf.lookup.KeyValueTensorInitializer(
                 keys, values, key_dtype=tf.int32, value_dtype=tf.int32),
             default_value=-1)
+        self._needs_lower_fix = "(?s).*{}.*".format(char_classes.regex_class(
+            [(key, key) for key in keys]))
+
+  def _fix_lower_case(self, strings):
+    """Maps the characters TF lower-cases unlike Python. [B] -> [B]."""
+    code_points = tf.strings.unicode_decode(strings, UTF8)  # [B, (chars)]
+    fixed = self._lower_fixes.lookup(code_points)
+    code_points = tf.where(fixed >= 0, fixed, code_points)
+    return tf.strings.unicode_encode(code_points, UTF8)  # [B]
 
   def _lower(self, strings):
     """`str.lower()` of each string. [B] -> [B]."""
     if self._lower_fixes is not None:
-      code_points = tf.strings.unicode_decode(strings, UTF8)  # [B, (chars)]
-      fixed = self._lower_fixes.lookup(code_points)
-      code_points = tf.where(fixed >= 0, fixed, code_points)
-      strings = tf.strings.unicode_encode(code_points, UTF8)  # [B]
+      # Decoding every character is slow and the fixes are rare letters:
+      # decode only batches that hold one.
+      needs_fix = tf.strings.regex_full_match(strings, self._needs_lower_fix)
+      strings = tf.cond(tf.reduce_any(needs_fix),
+                        lambda: self._fix_lower_case(strings),
+                        lambda: tf.identity(strings))
     return tf.strings.lower(strings, encoding=LOWER_UTF8)
 
   def split_words(self, strings):

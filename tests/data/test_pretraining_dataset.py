@@ -30,15 +30,16 @@ def _shard_contents(data_dir):
           for path in tfrecords.list_shards(data_dir)}
 
 
+@pytest.mark.parametrize("tokenizer", ["tensorflow", "python"])
 @pytest.mark.parametrize("name", ["len128_seed3", "synthetic_len32_seed1"])
 def test_exact_mode_writes_the_golden_examples(golden_example_sets, tmp_path,
-                                               name):
+                                               name, tokenizer):
   text, vocab_file, golden = golden_example_sets[name]
   corpus_file = _write_text(tmp_path / "corpus.txt", text)
   config = pretraining_dataset.BuildConfig(
       output_dir=str(tmp_path / "out"), vocab_file=vocab_file,
       max_seq_length=golden["max_seq_length"], seed=golden["seed"],
-      num_output_files=1)
+      num_output_files=1, tokenizer=tokenizer)
   metadata = pretraining_dataset.build_pretraining_dataset(
       config, corpus.FileCorpus.from_patterns([corpus_file]))
   assert _read_all(config.output_dir, golden["max_seq_length"]) == (
@@ -178,7 +179,8 @@ def test_bad_layouts_are_named(small_config):
   for changes, message in [({"worker_index": 2, "num_workers": 2},
                             "worker_index=2"),
                            ({"num_output_files": 1, "num_processes": 2},
-                            "num_output_files=1")]:
+                            "num_output_files=1"),
+                           ({"tokenizer": "rust"}, "tokenizer='rust'")]:
     with pytest.raises(errors.DataError, match=message):
       pretraining_dataset.build_pretraining_dataset(
           dataclasses.replace(small_config, **changes), None)

@@ -8,6 +8,7 @@ import tensorflow as tf
 from electra_tf import errors
 from electra_tf import tokenization
 from electra_tf.data import corpus
+from electra_tf.data import line_tokenizers
 from electra_tf.data import pretraining_examples
 from electra_tf.data import vocab_builder
 from electra_tf.data.special_tokens import SpecialTokenIds
@@ -85,6 +86,13 @@ def test_sentencepiece_model_fits_tokenizer_and_builder(prose_corpus):
                                                 random.Random(0))
   examples = list(pretraining_examples.examples_from_lines(builder, lines))
   assert examples and all(e.input_ids[0] == 2 for e in examples)
+  batched = line_tokenizers.build_line_tokenizer("tensorflow",
+                                                 sp_model_file=paths[0])
+  assert isinstance(batched, line_tokenizers.SentencePieceLineTokenizer)
+  builder = pretraining_examples.ExampleBuilder(tokenizer, 64,
+                                                random.Random(0))
+  assert list(pretraining_examples.examples_from_lines(
+      builder, lines, line_tokenizer=batched)) == examples
 
 
 def test_sentencepiece_errors(tmp_path):
