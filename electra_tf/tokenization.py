@@ -32,11 +32,15 @@ def load_vocab(vocab_file):
   """
   if not tf.io.gfile.exists(vocab_file):
     raise errors.DataError(f"vocab file not found: {vocab_file}")
-  vocab = collections.OrderedDict()
   with tf.io.gfile.GFile(vocab_file, "rb") as f:
-    for index, line in enumerate(f):
-      vocab[line.decode("utf-8", errors="replace").strip()] = index
-  return vocab
+    data = f.read()
+  # Lines end at "\n" only, as a gfile line reader splits them.
+  lines = data.split(b"\n")
+  if lines[-1] == b"":
+    lines.pop()
+  return collections.OrderedDict(
+      (line.decode("utf-8", errors="replace").strip(), index)
+      for index, line in enumerate(lines))
 
 
 def _as_text(text):

@@ -7,9 +7,13 @@ explicit code point ranges (`codepoint_ranges`) so that TensorFlow's own,
 differently versioned Unicode tables never decide a token boundary.
 """
 
+import dataclasses
 import functools
+import itertools
 import sys
 import unicodedata
+
+import numpy as np
 
 # Tab, newline and carriage return have category Cc but count as whitespace.
 WHITESPACE_CONTROLS = ("\t", "\n", "\r")
@@ -37,30 +41,72 @@ CJK_RANGES = (
 ASCII_PUNCTUATION_RANGES = ((33, 47), (58, 64), (91, 96), (123, 126))
 
 
+def _chars_of(ranges):
+  return frozenset(chr(code_point) for low, high in ranges
+                   for code_point in range(low, high + 1))
+
+
+@dataclasses.dataclass(frozen=True)
+class CharClass:
+  """Characters of some Unicode general categories, plus and minus a few.
+
+  Attributes:
+    categories: general categories ("Zs") or major classes ("P" = P*).
+    added: characters in the class whatever their category.
+    removed: characters never in the class (checked first).
+  """
+  categories: frozenset
+  added: frozenset = frozenset()
+  removed: frozenset = frozenset()
+
+  def __contains__(self, char):
+    if char in self.removed:
+      return False
+    if char in self.added:
+      return True
+    category = unicodedata.category(char)
+    return category in self.categories or category[0] in self.categories
+
+  def mask(self):
+    """Membership of every code point of `_all_chars`, as a bool array."""
+    categories = _categories()  # [C]
+    wanted = [category.encode("ascii") for category in self.categories]
+    member = np.isin(categories, wanted) | np.isin(
+        categories.astype("S1"), wanted)  # [C]
+    member[_indices(self.added)] = True
+    member[_indices(self.removed)] = False
+    return member
+
+
+WHITESPACE = CharClass(frozenset({"Zs"}),
+                       added=frozenset((" ",) + WHITESPACE_CONTROLS))
+CONTROL = CharClass(frozenset({"C"}), removed=frozenset(WHITESPACE_CONTROLS))
+DROPPED = CharClass(frozenset({"C"}),
+                    added=frozenset(map(chr, (NUL, REPLACEMENT_CHARACTER))),
+                    removed=frozenset(WHITESPACE_CONTROLS))
+PUNCTUATION = CharClass(frozenset({"P"}),
+                        added=_chars_of(ASCII_PUNCTUATION_RANGES))
+NONSPACING_MARK = CharClass(frozenset({"Mn"}))
+
+
 def is_whitespace(char):
   """Space, tab, newline, carriage return or any Zs (space separator)."""
-  return char in (" ",) + WHITESPACE_CONTROLS or (
-      unicodedata.category(char) == "Zs")
+  return char in WHITESPACE
 
 
 def is_control(char):
   """Any category C* (incl. unassigned) except tab, newline, return."""
-  if char in WHITESPACE_CONTROLS:
-    return False
-  return unicodedata.category(char).startswith("C")
+  return char in CONTROL
 
 
 def is_dropped(char):
   """Characters text cleaning removes: NUL, U+FFFD and controls."""
-  return ord(char) in (NUL, REPLACEMENT_CHARACTER) or is_control(char)
+  return char in DROPPED
 
 
 def is_punctuation(char):
   """Category P* or non-alphanumeric printable ASCII."""
-  code_point = ord(char)
-  if any(low <= code_point <= high for low, high in ASCII_PUNCTUATION_RANGES):
-    return True
-  return unicodedata.category(char).startswith("P")
+  return char in PUNCTUATION
 
 
 def is_cjk(char):
@@ -71,37 +117,91 @@ def is_cjk(char):
 
 def is_nonspacing_mark(char):
   """Category Mn, the accents removed after NFD decomposition."""
-  return unicodedata.category(char) == "Mn"
+  return char in NONSPACING_MARK
 
 
-def is_word_separator(char):
-  """A character `str.split()` splits on that survives text cleaning.
+@functools.lru_cache(maxsize=None)
+def word_separators():
+  """Characters `str.split()` splits on that survive text cleaning.
 
   Besides the cleaned whitespace (all turned into " ") these are the line
   and paragraph separators (Zl, Zp), which the original leaves in the text
   yet splits words on.
   """
-  return char.isspace() and not is_dropped(char)
+  chars, _ = _all_chars()
+  return frozenset(char for char in itertools.compress(
+      chars, map(str.isspace, chars)) if char not in DROPPED)
 
 
-def _all_code_points():
-  for code_point in range(sys.maxunicode + 1):
-    if not 0xD800 <= code_point <= 0xDFFF:  # surrogates never occur in UTF-8
-      yield code_point
+def is_word_separator(char):
+  """See `word_separators`."""
+  return char in word_separators()
+
+
+# Code points from here on sit 0x800 lower in `_all_chars` (no surrogates).
+_SURROGATES = (0xD800, 0xDFFF)
 
 
 @functools.lru_cache(maxsize=None)
-def codepoint_ranges(predicate):
-  """Inclusive (low, high) code point ranges of the characters `predicate` accepts."""
-  ranges = []
-  for code_point in _all_code_points():
-    if not predicate(chr(code_point)):
-      continue
-    if ranges and ranges[-1][1] == code_point - 1:
-      ranges[-1][1] = code_point
-    else:
-      ranges.append([code_point, code_point])
-  return tuple((low, high) for low, high in ranges)
+def _all_chars():
+  """Every code point but the surrogates (never in UTF-8): (str, int array)."""
+  code_points = np.concatenate([
+      np.arange(_SURROGATES[0]),
+      np.arange(_SURROGATES[1] + 1, sys.maxunicode + 1)])
+  chars = code_points.astype("<u4").tobytes().decode("utf-32-le")
+  return chars, code_points
+
+
+@functools.lru_cache(maxsize=None)
+def _categories():
+  """The general category of every code point of `_all_chars`, as bytes
+  (b"Lu", ...). [C]"""
+  chars, _ = _all_chars()
+  return np.frombuffer("".join(map(unicodedata.category, chars)).encode(
+      "ascii"), dtype="S2")
+
+
+def _indices(chars):
+  """Positions of (non-surrogate) `chars` in `_all_chars`."""
+  gap = _SURROGATES[1] - _SURROGATES[0] + 1
+  return np.array([ord(char) - gap * (ord(char) > _SURROGATES[1])
+                   for char in chars], dtype=np.int64)
+
+
+def _mask(members):
+  """Bool array over `_all_chars` of a `CharClass`, a set of characters or
+  a predicate (fast only when it is a builtin such as `str.isspace`)."""
+  chars, _ = _all_chars()
+  if isinstance(members, CharClass):
+    return members.mask()
+  if isinstance(members, (set, frozenset)):
+    mask = np.zeros(len(chars), dtype=bool)
+    mask[_indices(members)] = True
+    return mask
+  return np.fromiter(map(members, chars), dtype=bool, count=len(chars))
+
+
+def all_chars():
+  """Every Unicode character but the surrogates, in code point order."""
+  return _all_chars()[0]
+
+
+def members(char_class):
+  """The characters of `char_class` (see `_mask`) as a frozenset."""
+  return frozenset(itertools.compress(all_chars(), _mask(char_class)))
+
+
+@functools.lru_cache(maxsize=None)
+def codepoint_ranges(members):
+  """Inclusive (low, high) code point ranges of `members` (see `_mask`)."""
+  _, code_points = _all_chars()
+  accepted = code_points[_mask(members)]
+  if not accepted.size:
+    return ()
+  gaps = np.flatnonzero(np.diff(accepted) != 1)  # last index of each range
+  lows = np.concatenate([accepted[:1], accepted[gaps + 1]])
+  highs = np.concatenate([accepted[gaps], accepted[-1:]])
+  return tuple(zip(lows.tolist(), highs.tolist()))
 
 
 def regex_class(ranges):

@@ -69,9 +69,10 @@ class TensorFlowLineTokenizer:
   def __init__(self, vocab_file, do_lower_case=True):
     self._tokenizer = tf_tokenizer.TFWordpieceTokenizer(
         vocab_file, do_lower_case=do_lower_case)
+    # Lines are Python strs: valid UTF-8 by construction.
     self._tokenize = tf.function(
-        self._tokenizer.tokenize,
-        input_signature=[tf.TensorSpec([None], tf.string)])
+        lambda lines: self._tokenizer.tokenize(lines, valid_utf8=True),
+        input_signature=[tf.TensorSpec([None], tf.string)], autograph=False)
 
   def __call__(self, lines):
     if not lines:

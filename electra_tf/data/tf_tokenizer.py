@@ -28,6 +28,8 @@ Shape legend: B batch of strings, W words, T word pieces.
 """
 
 import functools
+import itertools
+import operator
 
 import tensorflow as tf
 import tensorflow_text as tf_text
@@ -43,13 +45,6 @@ UTF8 = "UTF-8"  # spelling of tf.strings.unicode_* ops
 LOWER_UTF8 = "utf-8"  # spelling of tf.strings.lower
 
 
-def _has_single_char_lower_case(char):
-  """Whether `str.lower()` changes `char` into one other character."""
-  lowered = char.lower()
-  return lowered != char and len(lowered) == 1 and (
-      not char_classes.is_dropped(char))
-
-
 @functools.lru_cache(maxsize=None)
 def _lowercase_fixes():
   """Characters TF lower-cases unlike `str.lower()`, as code point pairs.
@@ -59,8 +54,12 @@ def _lowercase_fixes():
   multi-character lower case (U+0130) and final sigma agree already; the
   every-code-point test guards both.
   """
-  candidates = [chr(code_point) for low, high in char_classes.codepoint_ranges(
-      _has_single_char_lower_case) for code_point in range(low, high + 1)]
+  chars = char_classes.all_chars()
+  changed = itertools.compress(chars, map(operator.ne, chars,
+                                          map(str.lower, chars)))
+  # Characters that lower-case to one other character and survive cleaning.
+  candidates = [char for char in changed if len(char.lower()) == 1 and
+                not char_classes.is_dropped(char)]
   with tf.init_scope():
     tf_lowered = tf.strings.lower(candidates, encoding=LOWER_UTF8).numpy()
   keys, values = [], []
@@ -69,6 +68,12 @@ def _lowercase_fixes():
       keys.append(ord(char))
       values.append(ord(char.lower()))
   return tuple(keys), tuple(values)
+
+
+def _other_separators():
+  """Whitespace (cleaned to " ") and word separators, other than " "."""
+  return (char_classes.members(char_classes.WHITESPACE) |
+          char_classes.word_separators()) - {" "}
 
 
 def _wordpiece_vocab(id_to_token):
@@ -114,22 +119,20 @@ class TFWordpieceTokenizer(tf.Module):
         _wordpiece_vocab(id_to_token),
         suffix_indicator=tokenization.CONTINUATION_PREFIX,
         max_bytes_per_word=tokenization.MAX_CHARS_PER_WORD * MAX_BYTES_PER_CHAR,
-        token_out_type=tf.int64, unknown_token=special_tokens.UNK,
+        token_out_type=tf.int32, unknown_token=special_tokens.UNK,
         no_pretokenization=True)
     self._compile_patterns()
 
   def _compile_patterns(self):
     """RE2 classes of the original's character classes, from `unicodedata`."""
     ranges = char_classes.codepoint_ranges
-    self._dropped = char_classes.regex_class(ranges(char_classes.is_dropped))
-    self._separators = char_classes.regex_class(
-        ranges(char_classes.is_whitespace) +
-        ranges(char_classes.is_word_separator))
+    self._dropped = char_classes.regex_class(ranges(char_classes.DROPPED))
+    self._separators = char_classes.regex_class(ranges(_other_separators()))
     self._cjk = char_classes.regex_class(char_classes.CJK_RANGES)
     self._marks = char_classes.regex_class(
-        ranges(char_classes.is_nonspacing_mark))
+        ranges(char_classes.NONSPACING_MARK))
     self._punctuation = char_classes.regex_class(
-        ranges(char_classes.is_punctuation))
+        ranges(char_classes.PUNCTUATION))
     self._lower_fixes = None
     if self.do_lower_case:
       keys, values = _lowercase_fixes()
@@ -142,28 +145,35 @@ class TFWordpieceTokenizer(tf.Module):
             [(key, key) for key in keys]))
 
   def _fix_lower_case(self, strings):
-    """Maps the characters TF lower-cases unlike Python. [B] -> [B]."""
-    code_points = tf.strings.unicode_decode(strings, UTF8)  # [B, (chars)]
-    fixed = self._lower_fixes.lookup(code_points)
-    code_points = tf.where(fixed >= 0, fixed, code_points)
-    return tf.strings.unicode_encode(code_points, UTF8)  # [B]
+    """Maps the characters TF lower-cases unlike Python. [F] -> [F]."""
+    code_points = tf.strings.unicode_decode(strings, UTF8)  # [F, (chars)]
+    flat = code_points.flat_values  # [sum(chars)]
+    fixed = self._lower_fixes.lookup(flat)
+    return tf.strings.unicode_encode(
+        code_points.with_flat_values(tf.where(fixed >= 0, fixed, flat)), UTF8)
 
   def _lower(self, strings):
     """`str.lower()` of each string. [B] -> [B]."""
     if self._lower_fixes is not None:
-      # Decoding every character is slow and the fixes are rare letters:
-      # decode only batches that hold one.
-      needs_fix = tf.strings.regex_full_match(strings, self._needs_lower_fix)
-      strings = tf.cond(tf.reduce_any(needs_fix),
-                        lambda: self._fix_lower_case(strings),
-                        lambda: tf.identity(strings))
+      # The fixes are rare letters and decoding is slow: decode only the
+      # strings that hold one.
+      needs_fix = tf.where(tf.strings.regex_full_match(
+          strings, self._needs_lower_fix))  # [F, 1]
+      strings = tf.tensor_scatter_nd_update(
+          strings, needs_fix,
+          self._fix_lower_case(tf.gather_nd(strings, needs_fix)))
     return tf.strings.lower(strings, encoding=LOWER_UTF8)
 
-  def split_words(self, strings):
-    """The original BasicTokenizer's words. [B] string -> [B, (W)] string."""
-    strings = tf.strings.unicode_transcode(
-        strings, UTF8, UTF8, errors="replace",
-        replacement_char=char_classes.REPLACEMENT_CHARACTER)
+  def split_words(self, strings, valid_utf8=False):
+    """The original BasicTokenizer's words. [B] string -> [B, (W)] string.
+
+    `valid_utf8=True` promises valid UTF-8 (as from Python `str`s) and skips
+    the replacement of invalid bytes.
+    """
+    if not valid_utf8:
+      strings = tf.strings.unicode_transcode(
+          strings, UTF8, UTF8, errors="replace",
+          replacement_char=char_classes.REPLACEMENT_CHARACTER)
     strings = tf.strings.regex_replace(strings, self._dropped, "")
     strings = tf.strings.regex_replace(strings, self._separators, " ")
     strings = tf.strings.regex_replace(strings, f"({self._cjk})", r" \1 ")
@@ -176,16 +186,22 @@ class TFWordpieceTokenizer(tf.Module):
         strings, f"({self._punctuation})", r" \1 ")
     return tf.strings.split(strings)  # [B, (W)]
 
-  def tokenize(self, strings):
-    """Word-piece ids. `strings` [B] tf.string -> int32 RaggedTensor [B, (T)]."""
-    words = self.split_words(strings)  # [B, (W)]
+  def tokenize(self, strings, valid_utf8=False):
+    """Word-piece ids. `strings` [B] tf.string -> int32 RaggedTensor [B, (T)].
+
+    `valid_utf8`: see `split_words`.
+    """
+    words = self.split_words(strings, valid_utf8)  # [B, (W)]
     word_strings = words.flat_values  # [sum(W)]
-    too_long = (tf.strings.length(word_strings, unit="UTF8_CHAR") >
-                tokenization.MAX_CHARS_PER_WORD)
-    words = words.with_flat_values(
-        tf.where(too_long, special_tokens.UNK, word_strings))
-    ids = self._wordpiece.tokenize(words)  # [B, (W), (pieces)]
-    return tf.cast(ids.merge_dims(1, 2), tf.int32)  # [B, (T)]
+    too_long = tf.where(tf.strings.length(word_strings, unit="UTF8_CHAR") >
+                        tokenization.MAX_CHARS_PER_WORD)  # [U, 1]
+    word_strings = tf.tensor_scatter_nd_update(
+        word_strings, too_long,
+        tf.fill(tf.shape(too_long)[:1], special_tokens.UNK))
+    ids = self._wordpiece.tokenize(word_strings)  # [sum(W), (pieces)]
+    word_ends = tf.gather(ids.row_splits, words.row_splits)  # [B + 1]
+    return tf.RaggedTensor.from_row_splits(ids.values, word_ends,
+                                           validate=False)  # [B, (T)]
 
   def ids_to_tokens(self, ids):
     """Vocab strings of `ids` (any shape, ragged or not)."""

@@ -17,6 +17,7 @@ import tensorflow as tf
 
 from electra_tf import errors
 from electra_tf.data import build_stats
+from electra_tf.data import example_wire_format
 from electra_tf.data import features
 
 SHARD_PREFIX = "pretrain_data.tfrecord"
@@ -36,13 +37,6 @@ def metadata_name(worker_index, num_workers):
 def is_builder_output(name):
   """Whether a file name is one this module writes (shard, metadata, temp)."""
   return name.startswith((SHARD_PREFIX, METADATA_PREFIX))
-
-
-def to_tf_example(example):
-  """A `PretrainingExample` as the original's `tf.train.Example`."""
-  return tf.train.Example(features=tf.train.Features(feature={
-      name: tf.train.Feature(int64_list=tf.train.Int64List(value=values))
-      for name, values in example.as_features().items()}))
 
 
 def parse_example(serialized, max_seq_length):
@@ -88,9 +82,10 @@ class ShardWriter:
   def write(self, example):
     """Writes one `PretrainingExample` to the next shard in turn."""
     writer = self._writers[self.num_written % len(self._writers)]
-    # Deterministic: map entries sorted by name, whatever the hash seed, so
+    # Map entries sorted by name (as `deterministic=True` serialization), so
     # shards are byte-for-byte reproducible.
-    writer.write(to_tf_example(example).SerializeToString(deterministic=True))
+    writer.write(example_wire_format.serialize_int64_example(
+        example.as_features()))
     self.num_written += 1
 
   def close(self):

@@ -7,6 +7,7 @@ import tensorflow as tf
 
 from electra_tf import errors
 from electra_tf.data import build_stats
+from electra_tf.data import example_wire_format
 from electra_tf.data import features
 from electra_tf.data import pretraining_examples
 from electra_tf.data import tfrecords
@@ -25,7 +26,8 @@ def _original_spec(length):
 
 
 def test_our_record_parses_with_the_original_spec():
-  serialized = tfrecords.to_tf_example(EXAMPLE).SerializeToString()
+  serialized = example_wire_format.serialize_int64_example(
+      EXAMPLE.as_features())
   parsed = tf.io.parse_single_example(serialized, _original_spec(8))
   assert {k: v.numpy().tolist() for k, v in parsed.items()} == (
       EXAMPLE.as_features())

@@ -102,3 +102,14 @@ def test_build_tokenizer_needs_exactly_one_file(tiny_vocab_file):
     tokenization.build_tokenizer()
   with pytest.raises(errors.DataError, match="exactly one"):
     tokenization.build_tokenizer(tiny_vocab_file, "model.spm")
+
+
+@pytest.mark.parametrize("ending", ["", "\n"])
+def test_load_vocab_numbers_lines_like_a_line_reader(tmp_path, ending):
+  path = tmp_path / "vocab.txt"
+  path.write_bytes(("[PAD]\r\n  cat \n\ndog\ncat\n\xff" + ending).encode(
+      "latin-1"))
+  vocab = tokenization.load_vocab(str(path))
+  # Stripped tokens, the empty line kept, a repeated token at its last line.
+  assert dict(vocab) == {"[PAD]": 0, "cat": 4, "": 2, "dog": 3, "\ufffd": 5}
+  assert list(vocab) == ["[PAD]", "cat", "", "dog", "\ufffd"]

@@ -1,0 +1,45 @@
+"""Code point ranges of the character classes equal per-character tests."""
+
+import sys
+import unicodedata
+
+import pytest
+
+from electra_tf.data import char_classes
+
+
+def _ranges_one_by_one(accepts):
+  ranges = []
+  for code_point in range(sys.maxunicode + 1):
+    if 0xD800 <= code_point <= 0xDFFF or not accepts(chr(code_point)):
+      continue
+    if ranges and ranges[-1][1] == code_point - 1:
+      ranges[-1][1] = code_point
+    else:
+      ranges.append([code_point, code_point])
+  return tuple(map(tuple, ranges))
+
+
+@pytest.mark.parametrize("name", ["WHITESPACE", "DROPPED", "PUNCTUATION",
+                                  "NONSPACING_MARK"])
+def test_class_ranges_equal_membership_of_each_character(name):
+  char_class = getattr(char_classes, name)
+  assert char_classes.codepoint_ranges(char_class) == _ranges_one_by_one(
+      char_class.__contains__)
+
+
+def test_membership_follows_the_original_definitions():
+  assert all(char_classes.is_whitespace(c) for c in " \t\n\r\u00a0\u3000")
+  assert not char_classes.is_whitespace("\x0b")
+  assert char_classes.is_dropped("\x00") and char_classes.is_dropped("\ufffd")
+  assert char_classes.is_dropped("\u200b")  # Cf
+  assert char_classes.is_dropped("\U000e0000")  # unassigned (Cn)
+  assert not char_classes.is_dropped("\t")
+  assert char_classes.is_punctuation("$") and char_classes.is_punctuation("«")
+  assert not char_classes.is_punctuation("a")
+  assert char_classes.is_nonspacing_mark("\u0301")
+  assert char_classes.word_separators() == frozenset(
+      c for c in map(chr, range(sys.maxunicode + 1))
+      if c.isspace() and (unicodedata.category(c) != "Cc" or c in "\t\n\r"))
+  assert char_classes.codepoint_ranges(str.isspace) == _ranges_one_by_one(
+      str.isspace)
