@@ -37,6 +37,11 @@ def define_flags(fv):
   flags.DEFINE_integer("version", None, "Version number (default: one more "
                        "than the largest in --export_dir).", lower_bound=1,
                        flag_values=fv)
+  flags.DEFINE_boolean(
+      "jit_compile", False, "Run the model with XLA in the SavedModel: "
+      "faster (about a fifth at batch 1 on CPU), compiled once per batch "
+      "size; TF Serving on CPU then needs --xla_cpu_compilation_enabled.",
+      flag_values=fv)
 
 
 def export(fv):
@@ -47,7 +52,7 @@ def export(fv):
     raise errors.ConfigError("give one of --model_dir or --checkpoint")
   path = model_export.export_model_dir(
       fv.checkpoint or fv.model_dir, fv.export_dir, fv.task, fv.vocab_file,
-      fv.version)
+      fv.version, fv.jit_compile)
   logging.info("exported %s", path)
   print(path)
 

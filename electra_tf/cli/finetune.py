@@ -57,6 +57,9 @@ def define_flags(fv):
          "to <export_dir>/<task>/<version>/ (SavedModels taking raw text).")
   flags.DEFINE_enum("strategy", "auto", list(distribute.STRATEGIES),
                     "Distribution strategy.", flag_values=fv)
+  flags.DEFINE_boolean("export_jit_compile", False, "With --export_dir: "
+                       "run the exported models with XLA (see "
+                       "electra-export --jit_compile).", flag_values=fv)
 
 
 def load_config(fv):
@@ -91,7 +94,7 @@ def finetune(fv):
                  " - ".join(f"{k}: {v:.2f}" for k, v in metrics.items()))
   if fv.export_dir:
     for task, paths in model_export.export_finetuning_run(
-        config, fv.export_dir).items():
+        config, fv.export_dir, jit_compile=fv.export_jit_compile).items():
       logging.info("exported %s: %s", task, ", ".join(paths))
 
 

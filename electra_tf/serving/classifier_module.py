@@ -42,8 +42,9 @@ class SentenceServingModule(task_module.TaskServingModule):
   Args: as `TaskServingModule`; `task` is a GLUE task.
   """
 
-  def __init__(self, model, task, config, vocab_file):
-    super().__init__(model, task, config, vocab_file)
+  def __init__(self, model, task, config, vocab_file, jit_compile=False):
+    super().__init__(model, task, config, vocab_file,
+                     jit_compile=jit_compile)
     self.regression = task.task_type == tasks_lib.TaskType.REGRESSION
     if self.regression:
       self.score_range = (task.min_value, task.max_value)

@@ -22,10 +22,14 @@ TEXT = tf.TensorSpec([None], tf.string)
 
 
 class EncoderServingModule(tf.Module):
-  """Wraps an `ElectraDiscriminator` and a `TextFeaturizer` for export."""
+  """Wraps an `ElectraDiscriminator` and a `TextFeaturizer` for export.
+
+  `jit_compile`: run the discriminator as one XLA computation (see
+  `TaskServingModule`).
+  """
 
   def __init__(self, discriminator, vocab_file, max_seq_length,
-               do_lower_case=True):
+               do_lower_case=True, jit_compile=False):
     super().__init__(name="electra_encoder")
     self.discriminator = discriminator
     # The tf.Variables behind the Keras ones, tracked directly: without
@@ -35,9 +39,15 @@ class EncoderServingModule(tf.Module):
     self.featurizer = text_features.TextFeaturizer(
         vocab_file, max_seq_length, do_lower_case)
     self.max_seq_length = max_seq_length
+    self._discriminate = (tf.function(self._run_discriminator,
+                                      jit_compile=True)
+                          if jit_compile else self._run_discriminator)
+
+  def _run_discriminator(self, features):
+    return self.discriminator(features, training=False)
 
   def _encode(self, features):
-    out = self.discriminator(features, training=False)
+    out = self._discriminate(features)
     logits = tf.cast(out["logits"], tf.float32)
     return {
         "sequence_output": tf.cast(out["sequence_output"], tf.float32),
@@ -82,15 +92,18 @@ class EncoderServingModule(tf.Module):
     }
 
 
-def export_encoder(pretrainer, vocab_file, export_dir, version=None):
+def export_encoder(pretrainer, vocab_file, export_dir, version=None,
+                   jit_compile=False):
   """Exports `pretrainer.discriminator` with the signatures above."""
   config = pretrainer.config
   if pretrainer.discriminator is None:
     raise errors.ConfigError(
         "this model has no discriminator (objective 'mlm'); nothing to export")
   module = EncoderServingModule(pretrainer.discriminator, vocab_file,
-                                config.max_seq_length, config.do_lower_case)
+                                config.max_seq_length, config.do_lower_case,
+                                jit_compile)
   return export.write_saved_model(
       module, export_dir, module.signatures(),
-      {"kind": "electra_encoder", "pretraining_config": config.to_dict()},
+      {"kind": "electra_encoder", "jit_compile": jit_compile,
+       "pretraining_config": config.to_dict()},
       vocab_file=vocab_file, version=version)

@@ -48,24 +48,27 @@ def checked_vocab_file(vocab_file, vocab_size):
   return vocab_file
 
 
-def serving_module(model, config, task, vocab_file, labels=None):
+def serving_module(model, config, task, vocab_file, labels=None,
+                   jit_compile=False):
   """The serving module of `task`'s head of a `FinetuningModel`.
 
-  `labels`: the tag list of a tagging task (from the run's labels.json).
+  `labels`: the tag list of a tagging task (from the run's labels.json);
+  `jit_compile`: see `task_module.TaskServingModule`.
   """
   if task.task_type in SENTENCE_TYPES:
-    return classifier_module.SentenceServingModule(model, task, config,
-                                                   vocab_file)
+    return classifier_module.SentenceServingModule(
+        model, task, config, vocab_file, jit_compile=jit_compile)
   if task.task_type == tasks_lib.TaskType.SPAN_QA:
-    return span_module.SpanServingModule(model, task, config, vocab_file)
+    return span_module.SpanServingModule(model, task, config, vocab_file,
+                                         jit_compile=jit_compile)
   if not labels:
     raise errors.ConfigError(f"no labels for the tagging task {task.name}")
   return tagger_module.TaggerServingModule(model, task, config, vocab_file,
-                                           labels)
+                                           labels, jit_compile=jit_compile)
 
 
 def export_task(model, config, task, export_dir, vocab_file=None,
-                labels=None, version=None, source=None):
+                labels=None, version=None, source=None, jit_compile=False):
   """Exports `task`'s head of an in-memory `FinetuningModel`.
 
   Args:
@@ -76,15 +79,18 @@ def export_task(model, config, task, export_dir, vocab_file=None,
     labels: tag list of a tagging task.
     version: version number (default: the next one).
     source: the checkpoint exported, recorded in the config asset.
+    jit_compile: run encoder and head with XLA (see
+      `task_module.TaskServingModule`).
 
   Returns:
     The path of the new version.
   """
   vocab_file = checked_vocab_file(vocab_file or config.vocab_file,
                                   config.encoder_config.vocab_size)
-  module = serving_module(model, config, task, vocab_file, labels)
+  module = serving_module(model, config, task, vocab_file, labels,
+                          jit_compile)
   description = {
-      "kind": FINETUNED_KIND, "task": task.name,
+      "kind": FINETUNED_KIND, "task": task.name, "jit_compile": jit_compile,
       "task_type": task.task_type.value, "checkpoint": source,
       "labels": list(labels or task.labels or []),
       "signatures": sorted(module.signatures()),
@@ -95,7 +101,7 @@ def export_task(model, config, task, export_dir, vocab_file=None,
 
 
 def export_finetuned(model_path, export_dir, task_name=None, vocab_file=None,
-                     version=None):
+                     version=None, jit_compile=False):
   """Exports one task head of a finetuning trial (dir or checkpoint prefix).
 
   `task_name` may be omitted for a single-task run. Returns the new
@@ -107,10 +113,11 @@ def export_finetuned(model_path, export_dir, task_name=None, vocab_file=None,
                                       checkpoints.LABELS_FILE)) as f:
     labels = json.load(f).get(task.name)
   return export_task(model, config, task, export_dir, vocab_file, labels,
-                     version, source=prefix)
+                     version, source=prefix, jit_compile=jit_compile)
 
 
-def export_finetuning_run(config, export_dir, vocab_file=None):
+def export_finetuning_run(config, export_dir, vocab_file=None,
+                          jit_compile=False):
   """Exports every task of every trial left by `run_finetuning(config)`.
 
   Task t of trial i goes to `<export_dir>/<t>/` as a new version, in trial
@@ -124,12 +131,13 @@ def export_finetuning_run(config, export_dir, vocab_file=None):
       continue
     for name in config.task_names:
       paths[name].append(export_finetuned(
-          model_dir, os.path.join(export_dir, name), name, vocab_file))
+          model_dir, os.path.join(export_dir, name), name, vocab_file,
+          jit_compile=jit_compile))
   return paths
 
 
 def export_pretraining_run(model_path, export_dir, vocab_file=None,
-                           version=None):
+                           version=None, jit_compile=False):
   """Exports the discriminator of a pretraining run (dir or checkpoint).
 
   The run's `config.json` (next to the checkpoint) rebuilds the model.
@@ -153,20 +161,22 @@ def export_pretraining_run(model_path, export_dir, vocab_file=None,
     first_line = (str(e).strip().splitlines() or [type(e).__name__])[0]
     raise errors.CheckpointError(
         f"cannot restore {prefix}: {first_line}") from None
-  return encoder_module.export_encoder(model, vocab_file, export_dir, version)
+  return encoder_module.export_encoder(model, vocab_file, export_dir, version,
+                                       jit_compile)
 
 
 def export_model_dir(model_path, export_dir, task_name=None, vocab_file=None,
-                     version=None):
+                     version=None, jit_compile=False):
   """Exports a finetuning trial's task head or a pretraining run's encoder,
   whichever `model_path` (a dir or checkpoint prefix) holds."""
   prefix = checkpoints.resolve_checkpoint(model_path)
   folder = os.path.dirname(prefix)
   if tf.io.gfile.exists(os.path.join(folder, checkpoints.CONFIG_FILE)):
     return export_finetuned(prefix, export_dir, task_name, vocab_file,
-                            version)
+                            version, jit_compile)
   if task_name:
     raise errors.ConfigError(f"{folder} is a pretraining run (no "
                              f"{checkpoints.CONFIG_FILE}); it has no task "
                              f"{task_name!r} to export")
-  return export_pretraining_run(prefix, export_dir, vocab_file, version)
+  return export_pretraining_run(prefix, export_dir, vocab_file, version,
+                                jit_compile)

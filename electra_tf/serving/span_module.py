@@ -54,8 +54,9 @@ class SpanServingModule(task_module.TaskServingModule):
   Args: as `TaskServingModule`; `task` is a `squad.SquadTask`.
   """
 
-  def __init__(self, model, task, config, vocab_file):
-    super().__init__(model, task, config, vocab_file)
+  def __init__(self, model, task, config, vocab_file, jit_compile=False):
+    super().__init__(model, task, config, vocab_file,
+                     jit_compile=jit_compile)
     room = (config.max_seq_length - config.max_query_length -
             squad_features.NUM_FRAMING_TOKENS)
     if room < 1:

@@ -46,8 +46,10 @@ class TaggerServingModule(task_module.TaskServingModule):
   strings in id order, from its `labels.json`).
   """
 
-  def __init__(self, model, task, config, vocab_file, labels):
-    super().__init__(model, task, config, vocab_file)
+  def __init__(self, model, task, config, vocab_file, labels,
+               jit_compile=False):
+    super().__init__(model, task, config, vocab_file,
+                     jit_compile=jit_compile)
     self.tag_names = tf.constant(list(labels))  # [K]
     self.words = tagging_features.WordTagFeaturizer(self.featurizer,
                                                     config.max_seq_length)

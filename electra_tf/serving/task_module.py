@@ -65,9 +65,13 @@ class TaskServingModule(tf.Module):
     task: the `Task` whose head is served.
     config: the run's `FinetuningConfig` (lengths, lower-casing).
     vocab_file: the WordPiece vocab the model was finetuned with.
+    jit_compile: run the encoder and head as one XLA computation (faster,
+      compiled once per input shape; TF Serving then needs
+      `--xla_cpu_compilation_enabled` on CPUs).
   """
 
-  def __init__(self, model, task, config, vocab_file, name=None):
+  def __init__(self, model, task, config, vocab_file, name=None,
+               jit_compile=False):
     super().__init__(name=name or "electra_" + task.name.replace("-", "_"))
     self.model = model
     # The tf.Variables behind the Keras ones, tracked directly: loaders
@@ -79,11 +83,16 @@ class TaskServingModule(tf.Module):
     self.featurizer = text_features.TextFeaturizer(
         vocab_file, config.max_seq_length, config.do_lower_case)
     self.tokenizer = self.featurizer.tokenizer  # a TFWordpieceTokenizer
+    self._head = (tf.function(self._run_head, jit_compile=True)
+                  if jit_compile else self._run_head)
+
+  def _run_head(self, features):
+    return self.model(features, training=False,
+                      task_names=[self.task_name])[self.task_name]
 
   def head_outputs(self, features):
     """The head's outputs on int32 [B, L] features (inference mode)."""
-    return self.model(features, training=False,
-                      task_names=[self.task_name])[self.task_name]
+    return self._head(features)
 
   def signatures(self):
     """{signature name: tf.function} to export."""

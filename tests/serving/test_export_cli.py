@@ -11,6 +11,7 @@ import tensorflow as tf
 from electra_tf.cli import export as export_cli
 from electra_tf.config import PretrainingConfig
 from electra_tf.pretraining import model as pretraining_model
+from tests.serving import cases
 from tests.serving import conftest
 
 
@@ -27,14 +28,16 @@ def test_finetune_cli_exports_each_trial(sst_run):
                                   "serving_default"]
 
 
-def test_electra_export_writes_a_pretraining_runs_encoder(sst_run, tmp_path):
+@pytest.mark.parametrize("jit_flag", ["--nojit_compile", "--jit_compile"])
+def test_electra_export_writes_a_pretraining_runs_encoder(sst_run, tmp_path,
+                                                          jit_flag):
   pretrained = sst_run["pretrained"]
   vocab = os.path.join(os.path.dirname(os.path.dirname(pretrained)),
                        "vocab.txt")
   export_dir = str(tmp_path / "encoder")
   assert export_cli.main(["electra-export", "--model_dir", pretrained,
                           "--export_dir", export_dir, "--vocab_file", vocab,
-                          "--version", "3"]) == 0
+                          "--version", "3", jit_flag]) == 0
   loaded = tf.saved_model.load(os.path.join(export_dir, "3"))
   ids = np.array([[2, 50, 60, 3, 0]], np.int32)
   features = {"input_ids": ids, "input_mask": (ids > 0).astype(np.int32),
@@ -49,6 +52,30 @@ def test_electra_export_writes_a_pretraining_runs_encoder(sst_run, tmp_path):
       tf.train.latest_checkpoint(pretrained)).expect_partial()
   expected = model.discriminator(features, training=False)["logits"]
   np.testing.assert_allclose(got["rtd_logits"], expected, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["sts", "squad", "chunk"])
+def test_jit_compiled_export_equals_the_default_one(exports, tmp_path, name):
+  export = exports[name]
+  export_dir = str(tmp_path / "xla")
+  assert export_cli.main(["electra-export", "--model_dir", export.trial_dir,
+                          "--export_dir", export_dir, "--jit_compile"]) == 0
+  with open(os.path.join(export_dir, "1", "assets.extra",
+                         "config.json")) as f:
+    assert json.load(f)["jit_compile"] is True
+  inputs = {arg: tf.constant(column, tf.string) for arg, column in zip(
+      cases.TEXT_ARGS[name], cases.BASIC[name])}
+  default = tf.saved_model.load(export.path).signatures["serving_default"]
+  compiled = tf.saved_model.load(os.path.join(export_dir, "1")).signatures[
+      "serving_default"]
+  expected, got = default(**inputs), compiled(**inputs)
+  assert sorted(got) == sorted(expected)
+  for key, value in expected.items():
+    if value.dtype.is_floating:
+      np.testing.assert_allclose(got[key], value, atol=1e-5, rtol=1e-6,
+                                 err_msg=key)
+    else:
+      np.testing.assert_array_equal(got[key], value, err_msg=key)
 
 
 @pytest.fixture(scope="module")
