@@ -6,7 +6,8 @@ judges whitespace, controls, punctuation and accents with its own Unicode
 tables, and caps words by bytes rather than characters. This module rebuilds
 the basic pass from `tf.strings` ops instead, with every character class
 compiled from Python's `unicodedata` (`char_classes`), and keeps only
-tensorflow-text's `WordpieceTokenizer` and NFD normalizer:
+tensorflow-text's `FastWordpieceTokenizer` (on words already split, it
+gives the original's greedy longest-match-first pieces) and NFD normalizer:
 
 1. invalid UTF-8 -> U+FFFD (then dropped, as the original's "ignore" decode);
 2. drop NUL, U+FFFD and controls; whitespace, line/paragraph separators -> " ";
