@@ -80,7 +80,6 @@ class CharClass:
 
 WHITESPACE = CharClass(frozenset({"Zs"}),
                        added=frozenset((" ",) + WHITESPACE_CONTROLS))
-CONTROL = CharClass(frozenset({"C"}), removed=frozenset(WHITESPACE_CONTROLS))
 DROPPED = CharClass(frozenset({"C"}),
                     added=frozenset(map(chr, (NUL, REPLACEMENT_CHARACTER))),
                     removed=frozenset(WHITESPACE_CONTROLS))
@@ -94,13 +93,9 @@ def is_whitespace(char):
   return char in WHITESPACE
 
 
-def is_control(char):
-  """Any category C* (incl. unassigned) except tab, newline, return."""
-  return char in CONTROL
-
-
 def is_dropped(char):
-  """Characters text cleaning removes: NUL, U+FFFD and controls."""
+  """Characters text cleaning removes: NUL, U+FFFD and controls (any
+  category C*, unassigned included, except tab, newline and return)."""
   return char in DROPPED
 
 
@@ -171,9 +166,9 @@ def _indices(chars):
 def _mask(members):
   """Bool array over `_all_chars` of a `CharClass`, a set of characters or
   a predicate (fast only when it is a builtin such as `str.isspace`)."""
-  chars, _ = _all_chars()
   if isinstance(members, CharClass):
     return members.mask()
+  chars, _ = _all_chars()
   if isinstance(members, (set, frozenset)):
     mask = np.zeros(len(chars), dtype=bool)
     mask[_indices(members)] = True

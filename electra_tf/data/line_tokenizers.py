@@ -94,11 +94,13 @@ class SentencePieceLineTokenizer:
 
 
 def build_line_tokenizer(kind, vocab_file=None, sp_model_file=None,
-                         do_lower_case=True):
+                         do_lower_case=True, tokenizer=None):
   """The line tokenizer of `kind` (one of `KINDS`) for a vocab or model.
 
   SentencePiece models always use their own batch encoder with
   `TENSORFLOW` (the fast kind), and `SentencePieceTokenizer` with `PYTHON`.
+  `tokenizer`: the `tokenization.build_tokenizer` of the same files, if the
+  caller has one already (else it is built here).
 
   Raises:
     DataError: for an unknown kind or a bad vocab/model (see
@@ -107,8 +109,9 @@ def build_line_tokenizer(kind, vocab_file=None, sp_model_file=None,
   if kind not in KINDS:
     raise errors.DataError(f"unknown tokenizer {kind!r}; use one of "
                            f"{', '.join(KINDS)}")
-  tokenizer = tokenization.build_tokenizer(vocab_file, sp_model_file,
-                                           do_lower_case)
+  if tokenizer is None:
+    tokenizer = tokenization.build_tokenizer(vocab_file, sp_model_file,
+                                             do_lower_case)
   if kind == PYTHON:
     return PythonLineTokenizer(tokenizer)
   if sp_model_file is not None:

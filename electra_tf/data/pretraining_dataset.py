@@ -181,7 +181,7 @@ def run_job(config, corpus, process_index):
       config.vocab_file, config.sp_model_file, config.do_lower_case)
   line_tokenizer = line_tokenizers.build_line_tokenizer(
       config.tokenizer, config.vocab_file, config.sp_model_file,
-      config.do_lower_case)
+      config.do_lower_case, tokenizer=tokenizer)
   builder = pretraining_examples.ExampleBuilder(
       tokenizer, config.max_seq_length, rng)
   writer = tfrecords.ShardWriter(config.output_dir,
