@@ -27,7 +27,6 @@ from electra_tf.checkpoints import original_format
 from electra_tf.checkpoints import tf1_names
 from electra_tf.finetuning import config as config_lib
 from electra_tf.finetuning import model as model_lib
-from electra_tf.finetuning import registry
 
 CONFIG_FILE = "finetuning_config.json"
 LABELS_FILE = "labels.json"
@@ -144,4 +143,4 @@ def load_finetuned_model(path, task_name=None, dtype=None):
   except _RESTORE_ERRORS as e:
     raise errors.CheckpointError(
         f"cannot restore {prefix}: {_first_line(e)}") from None
-  return model, config, registry.get_task(task_name)
+  return model, config, config.task(task_name)

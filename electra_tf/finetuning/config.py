@@ -36,7 +36,9 @@ import tensorflow as tf
 
 from electra_tf import config as config_lib
 from electra_tf import errors
+from electra_tf.finetuning import own_tasks
 from electra_tf.finetuning import registry
+from electra_tf.finetuning import task_spec
 
 LARGE_LEARNING_RATE = 5e-5
 LARGE_LAYERWISE_LR_DECAY = 0.9
@@ -50,7 +52,7 @@ LAYERWISE_LR_DECAY_MODES = ("original", "corrected")
 RAW_DATA_FOLDER = "finetuning_data"
 # Keys that change the model's variables: a model dir is tied to them.
 ARCHITECTURE_KEYS = ("model_size", "model_hparam_overrides", "embedding_size",
-                     "vocab_size", "debug", "task_names",
+                     "vocab_size", "debug", "task_names", "task_specs",
                      "answerable_classifier", "answerable_uses_start_logits",
                      "joint_prediction")
 
@@ -136,6 +138,12 @@ class FinetuningConfig:
   jit_compile: bool = True
   log_every_steps: int = 0  # 0: once per host loop (iterations_per_loop)
   use_tfds: bool = False
+  # Own-data tasks: name -> resolved task spec (see finetuning/task_spec.py);
+  # filled from the specs given in `task_names`.
+  task_specs: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+  # Also score each task's labelled test split (own-data tasks), reported
+  # as the task "<name>:test".
+  eval_test: bool = False
   hparams_passed: Mapping[str, Any] = dataclasses.field(
       default_factory=dict, compare=False, repr=False)
 
@@ -172,14 +180,22 @@ class FinetuningConfig:
 
   @property
   def raw_data_root(self):
-    """The folder holding `finetuning_data/` (what the task readers take)."""
+    """The folder holding `finetuning_data/` (what the task readers take);
+    None when every task is an own-data task (their specs name files)."""
+    if self.raw_data_dir is None and set(self.task_names) <= set(
+        self.task_specs):
+      return None
     if self.raw_data_dir is None:
       raise errors.ConfigError("no data: set data_dir (or raw_data_dir)")
     return os.path.dirname(os.path.dirname(self.raw_data_dir))
 
   @property
   def tasks(self):
-    return tuple(registry.get_task(name) for name in self.task_names)
+    return tuple(self.task(name) for name in self.task_names)
+
+  def task(self, name):
+    """The task named `name`: one of the run's own-data specs, or built in."""
+    return registry.get_task(name, self.task_specs)
 
   def trial_model_dir(self, trial):
     """Where trial `trial` (from 1) keeps its checkpoints, as the original."""
@@ -190,6 +206,7 @@ class FinetuningConfig:
     d.pop("hparams_passed")
     d["model_hparam_overrides"] = dict(self.model_hparam_overrides)
     d["task_names"] = list(self.task_names)
+    d["task_specs"] = {k: dict(v) for k, v in self.task_specs.items()}
     return d
 
 
@@ -220,6 +237,20 @@ def _data_dir_paths(data_dir, model_name, task_names):
   }
 
 
+def _model_dir_paths(model_dir):
+  """Output locations next to `model_dir`, for runs without a data dir."""
+  qa_dir = model_dir + "_qa"
+  return {
+      "results_txt": model_dir + "_results.txt",
+      "preprocessed_data_dir": model_dir + "_tfrecords",
+      "qa_eval_file": os.path.join(qa_dir, "{:}_eval.json"),
+      "qa_preds_file": os.path.join(qa_dir, "{:}_preds.json"),
+      "qa_na_file": os.path.join(qa_dir, "{:}_null_odds.json"),
+      "test_predictions": os.path.join(model_dir + "_test_predictions",
+                                       "{:}_{:}_{:}_predictions.pkl"),
+  }
+
+
 _FIELDS = {f.name: f for f in dataclasses.fields(FinetuningConfig)
            if f.name != "hparams_passed"}
 
@@ -240,7 +271,11 @@ def _resolve(passed):
     if values["debug"]:
       values["init_checkpoint"] = None
   values.update(passed)
-  tasks = [registry.get_task(name) for name in values["task_names"]]
+  if values["model_dir"]:
+    for key, path in _model_dir_paths(values["model_dir"]).items():
+      values[key] = values[key] or path
+  tasks = [registry.get_task(name, values["task_specs"])
+           for name in values["task_names"]]
   if len(tasks) == 1:
     values["num_train_epochs"] = tasks[0].num_train_epochs
     values["max_seq_length"] = tasks[0].default_max_seq_length
@@ -262,30 +297,71 @@ def _checked(passed):
   hints = typing.get_type_hints(FinetuningConfig)
   for key, value in passed.items():
     config_lib.check_key(key, _FIELDS, "finetuning hparam")
-    if key != "task_names":
+    if key not in ("task_names", "task_specs"):
       config_lib.check_type(key, value, hints[key])
+  specs = _given_specs(passed.get("task_specs", {}))
   if "task_names" in passed:
-    passed["task_names"] = _task_names(passed["task_names"])
+    passed["task_names"] = _task_names(passed["task_names"], specs)
+  if specs:
+    passed["task_specs"] = specs
   if "model_hparam_overrides" in passed:
     passed["model_hparam_overrides"] = dict(passed["model_hparam_overrides"])
   return passed
 
 
-def _task_names(value):
-  """A tuple of task names from a list or a comma-separated string."""
+def _given_specs(value):
+  """The resolved specs of a `task_specs` hparam (name -> spec, or a list)."""
+  if isinstance(value, Mapping):
+    value = [{**spec, "name": name} for name, spec in value.items()]
+  if not isinstance(value, (list, tuple)) or not all(
+      task_spec.is_spec(v) for v in value):
+    raise errors.ConfigError(f"task_specs must map task names to task specs,"
+                             f" got {value!r}")
+  specs = {}
+  _add_specs(specs, value)
+  return specs
+
+
+def _add_specs(specs, entries):
+  """Adds each entry's resolved spec to `specs`; returns their names."""
+  names = []
+  for entry in entries:
+    spec = own_tasks.resolve_spec(entry)
+    name = spec["name"]
+    if name in registry.TASKS:
+      raise errors.ConfigError(f"task spec name {name!r} is a built-in task;"
+                               " choose another name")
+    if name in specs and specs[name] != spec:
+      raise errors.ConfigError(f"two different task specs are named {name!r}")
+    specs[name] = spec
+    names.append(name)
+  return names
+
+
+def _task_names(value, specs):
+  """A tuple of task names from a list or a comma-separated string.
+
+  Entries that are task specs (dicts, .json files) are resolved into
+  `specs` (updated in place) and replaced by their names.
+  """
   if isinstance(value, str):
     value = [name.strip() for name in value.split(",") if name.strip()]
   if not isinstance(value, (list, tuple)) or not all(
-      isinstance(name, str) for name in value):
+      isinstance(name, str) or task_spec.is_spec(name) for name in value):
     raise errors.ConfigError(
-        f"task_names must be a list of task names, got {value!r}")
+        f"task_names must be a list of task names or specs, got {value!r}")
+  names = []
+  for entry in value:
+    names += (_add_specs(specs, [entry]) if task_spec.is_spec(entry)
+              else [entry])
+  value = names
   if not value:
     raise errors.ConfigError("task_names is empty; name at least one task "
                              f"of {', '.join(registry.task_names())}")
   if len(set(value)) != len(value):
     raise errors.ConfigError(f"task_names {list(value)} repeats a task")
   for name in value:
-    registry.get_task(name)
+    registry.get_task(name, specs)
   return tuple(value)
 
 

@@ -6,6 +6,7 @@ F1, MCC, Pearson, Spearman, chunk F1, SQuAD EM/F1).
 
 import numpy as np
 import tensorflow as tf
+from absl import logging
 
 from electra_tf.data import features as F
 from electra_tf.finetuning import chunking
@@ -78,6 +79,25 @@ def sentence_metrics(task, outputs):
   scores = scoring.sentence_scores(task.metric_names, outputs["predictions"],
                                    gold)
   return {name: PERCENT * value for name, value in scores.items()}
+
+
+def warn_if_one_class(task, outputs, split):
+  """Warns when a classifier predicted one class for every example of a
+  split that holds several: the sign of a model that learned nothing (a
+  collapsed pretrained encoder, a learning rate far off)."""
+  if task.task_type != tasks_lib.TaskType.CLASSIFICATION:
+    return False
+  predicted = np.unique(outputs["predictions"])
+  gold = np.unique(outputs[glue.LABEL_IDS])
+  if len(predicted) == 1 and len(gold) > 1:
+    logging.warning(
+        "%s %s: every one of the %d predictions is %r (the gold labels have "
+        "%d classes): the model learned nothing usable; check the "
+        "pretrained checkpoint's health and the learning rate", task.name,
+        split, len(outputs["predictions"]), task.labels[int(predicted[0])],
+        len(gold))
+    return True
+  return False
 
 
 def word_tags(label_ids, labels_mask, label_list):

@@ -30,7 +30,7 @@ from electra_tf.finetuning import chunking
 from electra_tf.finetuning import model as model_lib
 from electra_tf.finetuning import tasks as tasks_lib
 
-CACHE_FORMAT_VERSION = 1
+CACHE_FORMAT_VERSION = 2
 DIGEST_CHARS = 16
 TEMP_SUFFIX = ".incomplete"
 SKIPS_SHOWN = 3
@@ -65,16 +65,9 @@ def feature_shapes(tasks, settings, is_training):
 
 
 def _raw_files_fingerprint(tasks, config):
-  """(name, size, mtime) of every file in the tasks' raw data folders."""
-  fingerprint = []
-  folders = {task.raw_data_dir(config.raw_data_root) for task in tasks}
-  for folder in sorted(folders):
-    if not tf.io.gfile.isdir(folder):
-      continue
-    for name in sorted(tf.io.gfile.listdir(folder)):
-      stat = tf.io.gfile.stat(os.path.join(folder, name))
-      fingerprint.append([name, stat.length, stat.mtime_nsec])
-  return fingerprint
+  """What identifies the tasks' raw data (`Task.data_fingerprint`)."""
+  return {task.name: task.data_fingerprint(config.raw_data_root)
+          for task in tasks}
 
 
 def cache_key(config, tasks, split, is_training, settings, label_lists):

@@ -103,10 +103,23 @@ class GlueTask(tasks.Task):
     """Name of the TSV file (without `.tsv`) holding `split`."""
     return self._split_files.get(split, split)
 
+  def split_path(self, data_dir, split):
+    return tf.io.gfile.join(self.raw_data_dir(data_dir),
+                            self.file_stem(split) + ".tsv")
+
+  @property
+  def is_pair(self):
+    """Whether an example holds two texts."""
+    return len(self.tfds.text_keys) == 2
+
+  def is_labeled(self, data_dir, split):
+    del data_dir  # GLUE's test and diagnostic files have no labels
+    return not is_unlabeled(self.file_stem(split))
+
   def read_examples(self, data_dir, split, settings=None):
     settings = settings or self.settings()
     stem = self.file_stem(split)
-    path = tf.io.gfile.join(self.raw_data_dir(data_dir), stem + ".tsv")
+    path = self.split_path(data_dir, split)
     columns = self._split_columns.get(stem) or (
         self._unlabeled_columns if is_unlabeled(stem)
         else self._labeled_columns)

@@ -21,7 +21,9 @@ from electra_tf.finetuning import checkpoints
 from electra_tf.finetuning import evaluation
 from electra_tf.finetuning import feature_cache
 from electra_tf.finetuning import input_pipeline
+from electra_tf.finetuning import own_tasks
 from electra_tf.finetuning import qa_evaluation
+from electra_tf.finetuning import readable_predictions
 from electra_tf.finetuning import submission
 from electra_tf.finetuning import tasks as tasks_lib
 from electra_tf.finetuning import train_loop
@@ -75,18 +77,15 @@ class RunData:
   def split_exists(self, task, split):
     if feature_cache.uses_tfds(self.config, task):
       return split in task.tfds.splits
-    folder = task.raw_data_dir(self.config.raw_data_root)
-    if task.task_type == tasks_lib.TaskType.SPAN_QA:
-      return tf.io.gfile.exists(task.split_path(self.config.raw_data_root,
-                                                split))
-    return tf.io.gfile.exists(os.path.join(folder,
-                                           task.file_stem(split) + ".tsv"))
+    return task.has_split(self.config.raw_data_root, split)
 
 
 def check_run(config, tokenizer=None):
   """Paths, data folders and sizes a run needs, before any work."""
   needed = REQUIRED_PATHS + (QA_PATHS if any(
       t.task_type == tasks_lib.TaskType.SPAN_QA for t in config.tasks) else ())
+  if set(config.task_names) <= set(config.task_specs):
+    needed = tuple(key for key in needed if key != "raw_data_dir")
   missing = [key for key in needed if getattr(config, key) is None]
   if missing:
     raise errors.ConfigError(f"no {', '.join(missing)}: give a data dir "
@@ -94,10 +93,8 @@ def check_run(config, tokenizer=None):
   if config.data_dir and not tf.io.gfile.isdir(config.data_dir):
     raise errors.ConfigError(f"data dir {config.data_dir} does not exist")
   for task in config.tasks:
-    folder = task.raw_data_dir(config.raw_data_root)
-    if (not feature_cache.uses_tfds(config, task)
-        and not tf.io.gfile.isdir(folder)):
-      raise errors.DataError(f"no {task.name} data: {folder} does not exist")
+    if not feature_cache.uses_tfds(config, task):
+      task.check_data(config.raw_data_root)
   limit = config.encoder_config.max_position_embeddings
   if config.max_seq_length > limit:
     raise errors.ConfigError(f"max_seq_length {config.max_seq_length} exceeds"
@@ -123,18 +120,48 @@ def evaluate_task(config, predictor, data, task, split=tasks_lib.DEV):
     metrics = evaluation.tagging_metrics(outputs, data.label_lists[task.name])
   else:
     metrics = evaluation.sentence_metrics(task, outputs)
+    evaluation.warn_if_one_class(task, outputs, split)
   logging.info("%s: %s", task.name, " - ".join(
       f"{k}: {v:.2f}" for k, v in metrics.items()))
   return metrics
 
 
+def prepare_eval_features(config, data):
+  """Reads and featurizes every split the run will score or predict before
+  any training, so bad dev/test input fails in seconds, not after hours."""
+  for task in config.tasks:
+    splits = [tasks_lib.DEV] if config.do_eval else []
+    if config.eval_test or config.write_test_outputs:
+      splits.append(tasks_lib.TEST)
+    for split in splits:
+      if split == tasks_lib.DEV or data.split_exists(task, split):
+        data.features([task], split, is_training=False)
+
+
+def evaluate_trial(config, predictor, data):
+  """{task: dev metrics} of one trial; with `eval_test`, also
+  {"<task>:test": test metrics} for each task with a labelled test split."""
+  metrics = {task.name: evaluate_task(config, predictor, data, task)
+             for task in config.tasks}
+  if config.eval_test:
+    for task in config.tasks:
+      if (data.split_exists(task, tasks_lib.TEST)
+          and task.is_labeled(config.raw_data_root, tasks_lib.TEST)):
+        metrics[f"{task.name}:{tasks_lib.TEST}"] = evaluate_task(
+            config, predictor, data, task, tasks_lib.TEST)
+  return metrics
+
+
 def write_test_predictions(config, predictor, data, trial):
-  """GLUE leaderboard TSVs and SQuAD answer JSONs of one trial."""
+  """Test-set predictions of one trial: GLUE leaderboard TSVs, SQuAD answer
+  JSONs, and readable files for own-data tasks (`readable_predictions`)."""
   base = (os.path.dirname(config.test_predictions) if config.test_predictions
           else config.trial_model_dir(trial))
   glue_dir = os.path.join(base, GLUE_FOLDER.format(trial))
   for task in config.tasks:
-    splits = ([tasks_lib.TEST] if task.task_type == tasks_lib.TaskType.SPAN_QA
+    own_data = isinstance(task, own_tasks.SpecFiles)
+    splits = ([tasks_lib.TEST] if own_data
+              or task.task_type == tasks_lib.TaskType.SPAN_QA
               else submission.glue_splits(task))
     for split in splits:
       if not data.split_exists(task, split):
@@ -144,9 +171,7 @@ def write_test_predictions(config, predictor, data, trial):
       feature_set = data.features([task], split, is_training=False)
       outputs = predictor.predict(feature_set, task.name,
                                   config.predict_batch_size)
-      if task.task_type != tasks_lib.TaskType.SPAN_QA:
-        path = submission.write_glue_file(glue_dir, task, split, outputs)
-      else:
+      if task.task_type == tasks_lib.TaskType.SPAN_QA:
         examples = task.read_examples(config.raw_data_root, split).examples
         answers = qa_evaluation.test_answers(config, task, examples,
                                              data.tokenizer, data.settings,
@@ -154,6 +179,14 @@ def write_test_predictions(config, predictor, data, trial):
         path = os.path.splitext(config.test_predictions.format(
             task.name, split, trial))[0] + ".json"
         qa_evaluation.write_json(path, answers)
+      elif own_data:
+        examples = task.read_examples(config.raw_data_root, split).examples
+        path = readable_predictions.write(
+            os.path.join(base, f"{task.name}_{split}_{trial}.tsv"), task,
+            examples, outputs, task.is_labeled(config.raw_data_root, split),
+            data.label_lists.get(task.name))
+      else:
+        path = submission.write_glue_file(glue_dir, task, split, outputs)
       logging.info("wrote %s %s predictions to %s", task.name, split, path)
 
 
@@ -205,6 +238,7 @@ def run_finetuning(config, strategy=None):
     num_steps = input_pipeline.num_train_steps(
         train_set.num_features, config.train_batch_size,
         config.num_train_epochs)
+  prepare_eval_features(config, data)
   results = FinetuningResults([], {}, data.skipped)
   for trial in range(1, config.num_trials + 1):
     logging.info("trial %d/%d of %s", trial, config.num_trials,
@@ -218,9 +252,7 @@ def run_finetuning(config, strategy=None):
       train_loop.train(config, strategy, trainee, train_set, num_steps, seed)
     if config.do_eval:
       predictor = evaluation.Predictor(trainee.model, strategy)
-      results.trials.append({
-          task.name: evaluate_task(config, predictor, data, task)
-          for task in config.tasks})
+      results.trials.append(evaluate_trial(config, predictor, data))
       write_summaries(model_dir, int(trainee.optimizer.iterations.numpy()),
                       results.trials[-1])
       results.median = median_results(results.trials)

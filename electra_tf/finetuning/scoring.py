@@ -37,6 +37,36 @@ def binary_f1(predictions, gold, positive_label=POSITIVE_LABEL):
   return float(2 * true_positives / (np.sum(predicted) + np.sum(actual)))
 
 
+def _per_class_counts(predictions, gold):
+  """True positives, predicted and gold counts of every class seen."""
+  predictions, gold = _as_pair(predictions, gold)
+  classes = np.unique(np.concatenate([gold, predictions]))
+  true_positives = np.array([np.sum((predictions == c) & (gold == c))
+                             for c in classes], np.float64)
+  predicted = np.array([np.sum(predictions == c) for c in classes],
+                       np.float64)
+  actual = np.array([np.sum(gold == c) for c in classes], np.float64)
+  return true_positives, predicted, actual
+
+
+def macro_f1(predictions, gold):
+  """Unweighted mean of the per-class F1 over the classes in either input
+  (a class never predicted nor present has no F1; one with no true
+  positive counts 0), as scikit-learn's `f1_score(average="macro")`."""
+  true_positives, predicted, actual = _per_class_counts(predictions, gold)
+  denominators = predicted + actual
+  f1 = np.divide(2 * true_positives, denominators,
+                 out=np.zeros_like(true_positives), where=denominators > 0)
+  return float(np.mean(f1))
+
+
+def micro_f1(predictions, gold):
+  """F1 of all decisions pooled (equals accuracy for one label each)."""
+  true_positives, predicted, actual = _per_class_counts(predictions, gold)
+  denominator = predicted.sum() + actual.sum()
+  return float(2 * true_positives.sum() / denominator) if denominator else 0.0
+
+
 def matthews_corrcoef(predictions, gold):
   """Matthews correlation (multi-class R_K); 0 when it is undefined."""
   predictions, gold = _as_pair(predictions, gold)
@@ -146,6 +176,8 @@ def chunk_f1(predicted_tags, gold_tags):
 SENTENCE_METRICS = {
     "accuracy": accuracy,
     "f1": binary_f1,
+    "macro_f1": macro_f1,
+    "micro_f1": micro_f1,
     "mcc": matthews_corrcoef,
     "pearson": pearson,
     "spearman": spearman,

@@ -12,7 +12,9 @@ import os
 
 from absl import logging
 import numpy as np
+import tensorflow as tf
 
+from electra_tf import errors
 from electra_tf.data import features
 
 # Feature holding an example's id (per doc span for SQuAD), as the original's
@@ -111,6 +113,35 @@ class Task(abc.ABC):
   def raw_data_dir(self, data_dir):
     """Folder of this task's raw files, as the original lays them out."""
     return os.path.join(data_dir, RAW_DATA_FOLDER, self.data_subdir)
+
+  def split_path(self, data_dir, split):
+    """The raw file holding `split`."""
+    raise NotImplementedError(f"{self.name} does not say where {split} is")
+
+  def has_split(self, data_dir, split):
+    """Whether the raw file of `split` exists."""
+    return tf.io.gfile.exists(self.split_path(data_dir, split))
+
+  def is_labeled(self, data_dir, split):
+    """Whether `split`'s examples carry gold labels to score against."""
+    del data_dir  # the built-in tasks' test splits have no labels
+    return split != TEST
+
+  def check_data(self, data_dir):
+    """`DataError` if the task's raw data is not where it should be."""
+    folder = self.raw_data_dir(data_dir)
+    if not tf.io.gfile.isdir(folder):
+      raise errors.DataError(f"no {self.name} data: {folder} does not exist")
+
+  def data_fingerprint(self, data_dir):
+    """What identifies the raw data (a feature cache key part): the name,
+    size and modification time of every file in the task's folder."""
+    folder = self.raw_data_dir(data_dir)
+    if not tf.io.gfile.isdir(folder):
+      return []
+    return [[name, stat.length, stat.mtime_nsec] for name, stat in (
+        (name, tf.io.gfile.stat(os.path.join(folder, name)))
+        for name in sorted(tf.io.gfile.listdir(folder)))]
 
   def feature_shapes(self, settings, is_training):
     """Name -> (shape, NumPy dtype) of each feature `featurize` returns.

@@ -26,14 +26,14 @@ from electra_tf.serving import task_module
 
 
 def is_pair_task(task):
-  """Whether a GLUE task reads two texts per example.
+  """Whether a sentence task reads two texts per example.
 
   >>> from electra_tf.finetuning import registry
   >>> is_pair_task(registry.get_task("sst")), is_pair_task(
   ...     registry.get_task("mnli"))
   (False, True)
   """
-  return len(task.tfds.text_keys) == 2
+  return task.is_pair
 
 
 class SentenceServingModule(task_module.TaskServingModule):

@@ -129,10 +129,23 @@ def test_correlation_edge_cases():
     scoring.accuracy([1, 0], [1])
 
 
+@pytest.mark.parametrize("num_classes", [1, 2, 3, 5])
+def test_macro_and_micro_f1_match_sklearn(num_classes):
+  rng = np.random.default_rng(num_classes)
+  for _ in range(50):
+    size = int(rng.integers(1, 40))
+    predictions = rng.integers(0, num_classes, size)
+    gold = rng.integers(0, num_classes, size)
+    assert scoring.macro_f1(predictions, gold) == pytest.approx(
+        metrics.f1_score(gold, predictions, average="macro", zero_division=0))
+    assert scoring.micro_f1(predictions, gold) == pytest.approx(
+        metrics.f1_score(gold, predictions, average="micro", zero_division=0))
+
+
 def test_sentence_metrics_registry_names_the_functions():
   assert scoring.SENTENCE_METRICS["mcc"] is scoring.matthews_corrcoef
-  assert set(scoring.SENTENCE_METRICS) == {"accuracy", "f1", "mcc",
-                                           "pearson", "spearman"}
+  assert set(scoring.SENTENCE_METRICS) == {
+      "accuracy", "f1", "macro_f1", "micro_f1", "mcc", "pearson", "spearman"}
   assert scoring.sentence_scores(("accuracy", "f1"), [1, 0, 1], [1, 1, 1]) == {
       "accuracy": pytest.approx(2 / 3), "f1": pytest.approx(0.8)}
 
