@@ -10,6 +10,9 @@ with U+FFFD (which the tokenizer then drops) and counted; a line longer than
 """
 
 import dataclasses
+import itertools
+from typing import Any
+import zlib
 
 import tensorflow as tf
 
@@ -139,3 +142,58 @@ class FileCorpus:
 
   def lines(self, path, stats):
     return read_lines(path, stats, self.max_line_chars)
+
+
+@dataclasses.dataclass(frozen=True)
+class DocumentSplit:
+  """The train or held-out part of a corpus, chosen document by document.
+
+  A document (lines up to a blank line) is held out when a hash of its file
+  and position falls in the first `held_out_per_mille` of 1000 buckets, so
+  both parts are fixed by the corpus alone, whatever the job layout.
+
+  >>> import tempfile, os
+  >>> path = os.path.join(tempfile.mkdtemp(), "c.txt")
+  >>> with open(path, "w") as f:
+  ...   _ = f.write("".join(f"doc {i}\\n\\n" for i in range(1000)))
+  >>> corpus = FileCorpus((path,))
+  >>> def docs(held_out):
+  ...   split = DocumentSplit(corpus, 50, held_out)
+  ...   return [l for l in split.lines(path, build_stats.BuildStats()) if l]
+  >>> train, held = docs(False), docs(True)
+  >>> len(train) + len(held), 30 < len(held) < 70, set(train) & set(held)
+  (1000, True, set())
+  """
+  corpus: Any
+  held_out_per_mille: int
+  held_out: bool
+  salt: str = ""  # another salt draws another, independent split
+
+  def describe(self):
+    part = "held-out" if self.held_out else "training"
+    return (f"{part} documents ({self.held_out_per_mille}/1000) of "
+            f"{self.corpus.describe()}")
+
+  def units(self, shard_index, num_shards, rng):
+    return self.corpus.units(shard_index, num_shards, rng)
+
+  def total_size(self, units):
+    size = self.corpus.total_size(units)
+    share = self.held_out_per_mille / 1000
+    return int(size * (share if self.held_out else 1 - share))
+
+  def is_held_out(self, unit, index):
+    key = f"{self.salt}\0{unit}\0{index}".encode()
+    return zlib.crc32(key) % 1000 < self.held_out_per_mille
+
+  def lines(self, unit, stats):
+    document, index = [], 0
+    for line in itertools.chain(self.corpus.lines(unit, stats), [""]):
+      if line.strip():
+        document.append(line)
+        continue
+      if document and self.is_held_out(unit, index) == self.held_out:
+        yield from document
+        yield ""
+      index += bool(document)
+      document = []

@@ -3,6 +3,8 @@
 Used to pin the paper's model sizes in tests and to count model FLOPs.
 """
 
+import dataclasses
+
 
 def embeddings_parameters(config):
   """Word, position and token-type tables plus the LayerNorm."""
@@ -51,25 +53,41 @@ def encoder_forward_flops(config, seq_length):
   return flops
 
 
+def _mlm_head_flops(config, table_width, positions):
+  """dense(H, E) and the output projection onto the tied table, forward."""
+  return 2 * positions * (config.hidden_size * table_width
+                          + table_width * config.vocab_size)
+
+
 def pretraining_flops_per_sequence(pretraining_config):
   """Training FLOPs (forward + backward = 3x forward) of one sequence.
 
   Counts matmuls of the generator on the masked input, its MLM head at the
-  N prediction slots, and the discriminator with its head on every token.
+  N prediction slots, the main model on every token, and the main model's
+  head: the replaced-token detector on every token (`electra`,
+  `electra_15`), an MLM head at the N slots (`replace_mlm`), or at every
+  token plus the copy gate (`all_tokens_mlm`).
   """
   config = pretraining_config
   disc = config.discriminator_config
   length = config.max_seq_length
+  slots = config.max_predictions_per_seq
   forward = 0
   if config.objective == "mlm" or not config.uniform_generator:
     gen = disc if config.objective == "mlm" else config.generator_config
     width = (gen.hidden_size if config.untied_generator_embeddings
              and config.objective != "mlm" else disc.embedding_size)
     forward += encoder_forward_flops(gen, length)
-    forward += 2 * config.max_predictions_per_seq * (
-        gen.hidden_size * width + width * disc.vocab_size)
+    forward += _mlm_head_flops(
+        dataclasses.replace(gen, vocab_size=disc.vocab_size), width, slots)
   if config.objective != "mlm":
     forward += encoder_forward_flops(disc, length)
-    forward += 2 * length * (disc.hidden_size * disc.hidden_size
+    detector = 2 * length * (disc.hidden_size * disc.hidden_size
                              + disc.hidden_size)
+    if config.objective == "replace_mlm":
+      forward += _mlm_head_flops(disc, disc.embedding_size, slots)
+    elif config.objective == "all_tokens_mlm":
+      forward += detector + _mlm_head_flops(disc, disc.embedding_size, length)
+    else:
+      forward += detector
   return 3 * forward

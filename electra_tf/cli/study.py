@@ -1,0 +1,65 @@
+"""Compare pretraining objectives at equal compute (`electra-study`).
+
+  electra-study --config configs/study/electra_vs_mlm.json \\
+      --data_dir study_data --output_dir studies/electra_vs_mlm
+
+Builds the vocab and TFRecords once, pretrains every objective of the
+config at equal pretraining FLOPs for each seed, finetunes checkpoints along
+the budget on every task for each finetuning seed, adds the references
+(random initialisation, TF-IDF) and writes results.json, results.md and the
+plots into the output dir. Killed or stopped by --max_seconds, the same
+command continues where it stopped; a finished sub-run is reused only if
+its settings are unchanged.
+"""
+
+from absl import flags
+from absl import logging
+
+from electra_tf.cli import entry_point
+from electra_tf.study import runner
+from electra_tf.study import study_config
+
+NAME = "electra-study"
+
+
+def define_flags(fv):
+  """The command's flags, on the flag set `fv`."""
+  flags.DEFINE_string("config", None, "The study's JSON file (see "
+                      "electra_tf/study/study_config.py for its keys).",
+                      flag_values=fv)
+  flags.DEFINE_string("profile", None, "A profile of the config to apply "
+                      "(e.g. quick).", flag_values=fv)
+  flags.DEFINE_string("data_dir", None, "Base of the config's relative "
+                      "corpus and task paths (overrides its data_dir).",
+                      flag_values=fv)
+  flags.DEFINE_string("output_dir", None, "Where the study's runs and "
+                      "report go.", flag_values=fv)
+  flags.DEFINE_float("max_seconds", None, "Stop (after saving) once this "
+                     "much time has passed; rerun to continue.",
+                     flag_values=fv)
+  flags.mark_flags_as_required(["config", "output_dir"], flag_values=fv)
+
+
+def study(fv):
+  config = study_config.StudyConfig.from_json(fv.config, fv.profile,
+                                              data_dir=fv.data_dir)
+  written = runner.run_study(config, fv.output_dir, fv.max_seconds)
+  if written is None:
+    logging.info("stopped early: run the same command again to continue")
+    return
+  for name, path in written.items():
+    logging.info("%s: %s", name, path)
+
+
+def main(argv=None):
+  """Runs the command on `argv` (default `sys.argv`); returns the exit code."""
+  return entry_point.run_tool(NAME, define_flags, study, argv)
+
+
+def run():
+  """Console-script entry point."""
+  raise SystemExit(main())
+
+
+if __name__ == "__main__":
+  run()

@@ -1,0 +1,134 @@
+"""Gathering a study's scores into results: per run, and summarised over seeds.
+
+A score is the headline metric (each task's first metric) on the headline
+split, in percent. Over the (pretraining seed, finetuning seed) pairs of an
+objective: the mean and 95% CI per task, and of the mean over tasks; the
+paired difference of the reference objective minus each other one (and of
+each objective minus random initialisation), paired by seeds.
+"""
+
+import os
+
+import tensorflow as tf
+
+from electra_tf.finetuning import tasks as tasks_lib
+from electra_tf.study import statistics
+
+LOSS_TAGS = ("total_loss", "mlm_loss", "disc_loss", "replace_mlm_loss",
+             "all_tokens_mlm_loss")
+
+
+def split_metrics(trial, task_name):
+  """{split: metrics} of one finetuning trial's results."""
+  return {tasks_lib.DEV: trial[task_name],
+          tasks_lib.TEST: trial.get(f"{task_name}:{tasks_lib.TEST}")}
+
+
+def loss_curve(run_dir):
+  """[[step, {tag: value}], ...] of the pretraining losses TensorBoard got."""
+  points = {}
+  for path in sorted(tf.io.gfile.glob(os.path.join(run_dir, "train",
+                                                   "events.out.tfevents.*"))):
+    for record in tf.data.TFRecordDataset(path):
+      event = tf.compat.v1.Event.FromString(record.numpy())
+      for value in event.summary.value:
+        if value.tag in LOSS_TAGS:
+          points.setdefault(int(event.step), {})[value.tag] = float(
+              tf.make_ndarray(value.tensor))
+  return [[step, points[step]] for step in sorted(points)]
+
+
+def _score(metrics, task, split):
+  return metrics[split][task.metric_names[0]]
+
+
+def _task_means(scores_by_task):
+  """{pair: mean over tasks} for the pairs every task has."""
+  pairs = set.intersection(*(set(s) for s in scores_by_task.values()))
+  return {pair: sum(s[pair] for s in scores_by_task.values())
+          / len(scores_by_task) for pair in sorted(pairs)}
+
+
+def _estimates(scores_by_task):
+  """Per-task and over-task `Estimate`s of {task: {pair: score}}."""
+  summary = {task: statistics.mean_ci(list(s.values())).to_dict()
+             for task, s in scores_by_task.items()}
+  means = _task_means(scores_by_task)
+  summary["mean_over_tasks"] = statistics.mean_ci(
+      list(means.values())).to_dict()
+  return summary, means
+
+
+def _paired(first, second):
+  pairs = sorted(set(first) & set(second))
+  if len(pairs) < 2:
+    return None
+  return statistics.paired_difference([first[p] for p in pairs],
+                                      [second[p] for p in pairs]).to_dict()
+
+
+def results(study, schedules, pretraining, finetuned, random_init, tfidf,
+            tasks, output_dir):
+  """The study's results dict (what `report.write` renders)."""
+  split = study.headline_split
+  runs = []
+  by_step = {}  # (label, step) -> {task: {(pretrain seed, ft seed): score}}
+  for (label, pseed, step), per_task in finetuned.items():
+    for name, per_seed in per_task.items():
+      for fseed, metrics in per_seed.items():
+        runs.append({"init": label, "pretrain_seed": pseed, "step": step,
+                     "flops": schedules[label].flops_at(step), "task": name,
+                     "finetune_seed": fseed, **metrics})
+        by_step.setdefault((label, step), {}).setdefault(name, {})[
+            (pseed, fseed)] = _score(metrics, tasks[name].task, split)
+  summary = {"objectives": {}, "paired": {}}
+  final = {}
+  for label, schedule in schedules.items():
+    points = []
+    for step in schedule.checkpoint_steps:
+      estimates, means = _estimates(by_step[(label, step)])
+      points.append({"step": step, "flops": schedule.flops_at(step),
+                     **estimates})
+      final[label] = means
+    summary["objectives"][label] = points
+  reference = study.reference_objective
+  for label in schedules:
+    if label != reference:
+      summary["paired"][f"{reference} - {label}"] = _paired(
+          final[reference], final[label])
+  random_runs = []
+  if random_init is not None:
+    scores = {}
+    for name, per_seed in random_init.items():
+      for fseed, metrics in per_seed.items():
+        random_runs.append({"task": name, "finetune_seed": fseed, **metrics})
+        scores.setdefault(name, {})[fseed] = _score(metrics,
+                                                    tasks[name].task, split)
+    estimates, random_means = _estimates(scores)
+    summary["random_init"] = estimates
+    for label in schedules:
+      expanded = {(pseed, fseed): random_means[fseed]
+                  for pseed, fseed in final[label] if fseed in random_means}
+      summary["paired"][f"{label} - random_init"] = _paired(final[label],
+                                                            expanded)
+  if tfidf:
+    summary["tfidf"] = {name: scores[tasks[name].task.metric_names[0]]
+                        for name, scores in tfidf.items()}
+  return {
+      "study": study.to_dict(), "headline_split": split,
+      "tasks": {name: {"metric": t.task.metric_names[0],
+                       "num_examples": t.num_examples}
+                for name, t in tasks.items()},
+      "objectives": {label: {"num_train_steps": s.num_train_steps,
+                             "flops_per_step": s.flops_per_step,
+                             "total_flops": s.total_flops,
+                             "checkpoint_steps": list(s.checkpoint_steps)}
+                     for label, s in schedules.items()},
+      "pretraining": [{"objective": label, "seed": seed,
+                       "eval": {str(k): v for k, v in evals.items()},
+                       "loss_curve": loss_curve(os.path.join(
+                           output_dir, "pretrain", f"{label}-seed{seed}"))}
+                      for (label, seed), evals in pretraining.items()],
+      "runs": runs, "random_init": random_runs, "tfidf": tfidf,
+      "summary": summary,
+  }

@@ -1,0 +1,255 @@
+"""run_study: corpus -> vocab, TFRecords -> pretraining per objective and
+seed at equal FLOPs -> finetuning along the budget -> references -> report.
+
+Layout of the output dir (each run dir an ordinary, resumable run):
+
+  data/vocab.txt, data/train/, data/eval/     built once
+  pretrain/<objective>-seed<s>/               pretraining runs
+  finetune/<objective>-seed<s>-step<n>/<task>/seed<k>/model_1/
+  finetune/random_init/<task>/seed<k>/model_1/
+  finetune/features/                          cached finetuning features
+  reference/tfidf.json
+  results.json, results.md, score_vs_flops.png, pretraining_loss.png
+"""
+
+import os
+import time
+
+from absl import logging
+import tensorflow as tf
+
+from electra_tf import errors
+from electra_tf.data import dataset_checks
+from electra_tf.finetuning import runner as finetuning_runner
+from electra_tf.study import budget
+from electra_tf.study import collect
+from electra_tf.study import progress as progress_lib
+from electra_tf.study import report
+from electra_tf.study import study_data
+from electra_tf.study import study_tasks
+from electra_tf.study import sub_runs
+from electra_tf.study import tfidf_reference
+from electra_tf.training import distribute
+from electra_tf.training import loop
+
+EVAL_RECORD = "study_eval.json"
+RANDOM_INIT = "random_init"
+
+
+class StudyStopped(Exception):
+  """The time limit ran out; the study continues when run again."""
+
+
+def pretrain_dir(output_dir, label, seed):
+  return os.path.join(output_dir, "pretrain", f"{label}-seed{seed}")
+
+
+def init_name(label, seed, step):
+  return f"{label}-seed{seed}-step{step}"
+
+
+def finetune_dir(output_dir, init, task, seed):
+  return os.path.join(output_dir, "finetune", init, task, f"seed{seed}")
+
+
+class Study:
+  """One study's settings, paths and progress (see `run_study`)."""
+
+  def __init__(self, study, output_dir, max_seconds=None, strategy=None):
+    self.study = study
+    self.output_dir = output_dir
+    self.deadline = None if max_seconds is None else time.time() + max_seconds
+    self.strategy = strategy or distribute.build_strategy("auto")
+    self.tasks = study_tasks.resolve_tasks(study)
+    if "tfidf" in study.references:
+      tfidf_reference.check_available()
+    self.data = None
+    self.schedules = None
+    self.progress = None
+
+  def seconds_left(self):
+    if self.deadline is None:
+      return None
+    left = self.deadline - time.time()
+    if left <= 0:
+      raise StudyStopped()
+    return left
+
+  # ------------------------------------------------------------ pretraining
+
+  def objective_config(self, label, seed):
+    return budget.objective_config(self.study, label, seed,
+                                   self.data.vocab_file, self.data.vocab_size)
+
+  def plan(self):
+    """Schedules per objective and the study's progress tracker."""
+    seed = self.study.pretrain_seeds[0]
+    configs = {label: self.objective_config(label, seed)
+               for label in self.study.objectives}
+    self.schedules = budget.schedules(
+        configs, self.study.reference_objective, self.study.budget_steps,
+        self.study.num_checkpoints)
+    reference = configs[self.study.reference_objective]
+    finetune_cost = sum(study_tasks.finetune_cost(task, reference)
+                        for task in self.tasks.values())
+    inits = (len(self.schedules) * self.study.num_checkpoints
+             * len(self.study.pretrain_seeds)
+             + ("random_init" in self.study.references))
+    total = (self.data.cost
+             + sum(s.total_flops for s in self.schedules.values())
+             * len(self.study.pretrain_seeds)
+             + finetune_cost * inits * len(self.study.finetune_seeds)
+             + progress_lib.REFERENCE_COST)
+    self.progress = StudyProgressWithData(total, self.data)
+
+  def pretrain(self, label, seed):
+    """Runs (or resumes, or reuses) one pretraining run; evaluates its
+    checkpoints. Returns {step: eval metrics}."""
+    schedule = self.schedules[label]
+    config = budget.with_steps(self.objective_config(label, seed), schedule)
+    run_dir = pretrain_dir(self.output_dir, label, seed)
+    sub_runs.claim(run_dir, {"kind": "pretraining",
+                             "config": config.to_dict(),
+                             "data": self.data.fingerprint})
+    special_ids = dataset_checks.special_token_ids(config)
+    step = _latest_step(run_dir)
+    timer = progress_lib.Timer()
+    with timer:
+      if step < schedule.num_train_steps:
+        result = loop.pretrain(config, self.strategy, run_dir,
+                               self.data.train_files, special_ids,
+                               max_seconds=self.seconds_left())
+        if result.stopped_early:
+          raise StudyStopped()
+      evaluations = self._evaluate_checkpoints(config, run_dir, schedule,
+                                               special_ids)
+    self.progress.finished(
+        f"pretraining {label} seed {seed}", schedule.total_flops,
+        timer.seconds if step < schedule.num_train_steps else None)
+    return evaluations
+
+  def _evaluate_checkpoints(self, config, run_dir, schedule, special_ids):
+    """Pretraining eval metrics of each scheduled checkpoint (recorded)."""
+    path = os.path.join(run_dir, EVAL_RECORD)
+    record = sub_runs.read_json(path) or {}
+    for step in schedule.checkpoint_steps:
+      if str(step) in record:
+        continue
+      checkpoint = os.path.join(run_dir, f"ckpt-{step}")
+      if not tf.io.gfile.exists(checkpoint + ".index"):
+        raise errors.CheckpointError(
+            f"{checkpoint} is missing: the study needs it to finetune; "
+            f"delete {run_dir} to pretrain it again")
+      metrics = loop.evaluate(
+          config, self.strategy, os.path.join(run_dir, f"eval-{step}"),
+          self.data.eval_files, special_ids, init_checkpoint=checkpoint)
+      record[str(step)] = {k: float(v) for k, v in metrics.items()}
+      sub_runs.write_json_atomically(path, record)
+    return {int(k): v for k, v in record.items()}
+
+  # ------------------------------------------------------------ finetuning
+
+  def finetune(self, init, checkpoint, pretrain_config, task_name, seed):
+    """One finetuning run (one task, one seed); returns its metrics:
+    {split: {metric: percent}}."""
+    run_dir = finetune_dir(self.output_dir, init, task_name, seed)
+    config = study_tasks.finetune_config(
+        self.study, pretrain_config, self.tasks[task_name],
+        model_dir=os.path.join(run_dir, "model"), seed=seed,
+        init_checkpoint=checkpoint,
+        feature_dir=os.path.join(self.output_dir, "finetune", "features"))
+    sub_runs.claim(run_dir, {"kind": "finetuning", "config": config.to_dict(),
+                             "data": self.data.fingerprint})
+    results_path = config.results_txt[:-len(".txt")] + ".json"
+    cost = study_tasks.finetune_cost(self.tasks[task_name], pretrain_config)
+    done = sub_runs.read_json(results_path)
+    timer = progress_lib.Timer()
+    if done is None or not done.get("trials"):
+      self.seconds_left()
+      with timer:
+        finetuning_runner.run_finetuning(config, self.strategy)
+      done = sub_runs.read_json(results_path)
+    self.progress.finished(f"finetuning {init} on {task_name} seed {seed}",
+                           cost, timer.seconds)
+    return collect.split_metrics(done["trials"][0], task_name)
+
+  def finetune_all(self, init, checkpoint, pretrain_config):
+    return {task: {seed: self.finetune(init, checkpoint, pretrain_config,
+                                       task, seed)
+                   for seed in self.study.finetune_seeds}
+            for task in self.tasks}
+
+  # -------------------------------------------------------------- the study
+
+  def run(self):
+    self.data = study_data.prepare(self.study, self.output_dir)
+    self.plan()
+    self.progress.data_done()
+    pretraining, finetuned = {}, {}
+    for seed in self.study.pretrain_seeds:
+      for label in self.study.objectives:
+        evaluations = self.pretrain(label, seed)
+        pretraining[(label, seed)] = evaluations
+        config = budget.with_steps(self.objective_config(label, seed),
+                                   self.schedules[label])
+        for step in self.schedules[label].checkpoint_steps:
+          checkpoint = os.path.join(pretrain_dir(self.output_dir, label,
+                                                 seed), f"ckpt-{step}")
+          finetuned[(label, seed, step)] = self.finetune_all(
+              init_name(label, seed, step), checkpoint, config)
+    random_init = None
+    if RANDOM_INIT in self.study.references:
+      config = self.objective_config(self.study.reference_objective,
+                                     self.study.pretrain_seeds[0])
+      random_init = self.finetune_all(RANDOM_INIT, None, config)
+    tfidf = self.tfidf_scores() if "tfidf" in self.study.references else None
+    results = collect.results(self.study, self.schedules, pretraining,
+                              finetuned, random_init, tfidf,
+                              self.tasks, self.output_dir)
+    return report.write(results, self.output_dir)
+
+  def tfidf_scores(self):
+    path = os.path.join(self.output_dir, "reference", "tfidf.json")
+    scores = sub_runs.read_json(path)
+    if scores is None:
+      with progress_lib.Timer() as timer:
+        scores = {name: tfidf_reference.reference_scores(
+            study_task.task, study_tasks.data_root(self.study),
+            self.study.headline_split)
+                  for name, study_task in self.tasks.items()
+                  if tfidf_reference.supports(study_task.task)}
+      sub_runs.write_json_atomically(path, scores)
+      self.progress.finished("TF-IDF reference", progress_lib.REFERENCE_COST,
+                             timer.seconds)
+    return scores
+
+
+class StudyProgressWithData(progress_lib.StudyProgress):
+  """`StudyProgress` that counts the data step first."""
+
+  def __init__(self, total_cost, data):
+    super().__init__(total_cost)
+    self._data = data
+
+  def data_done(self):
+    self.finished("data (vocab, TFRecords)", self._data.cost,
+                  self._data.seconds)
+
+
+def _latest_step(run_dir):
+  latest = tf.train.latest_checkpoint(run_dir)
+  return int(latest.rsplit("-", 1)[1]) if latest else 0
+
+
+def run_study(study, output_dir, max_seconds=None, strategy=None):
+  """Runs (or resumes) `study` into `output_dir`.
+
+  Returns the report (see `report.write`), or None when `max_seconds` ran
+  out first (run again to continue).
+  """
+  try:
+    return Study(study, output_dir, max_seconds, strategy).run()
+  except StudyStopped:
+    logging.info("study stopped at its time limit; run it again to continue")
+    return None
+
