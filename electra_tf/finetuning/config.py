@@ -39,6 +39,7 @@ from electra_tf import errors
 from electra_tf.finetuning import own_tasks
 from electra_tf.finetuning import registry
 from electra_tf.finetuning import task_spec
+from electra_tf.training import checkpointing
 
 LARGE_LEARNING_RATE = 5e-5
 LARGE_LAYERWISE_LR_DECAY = 0.9
@@ -279,6 +280,9 @@ def _resolve(passed):
   if len(tasks) == 1:
     values["num_train_epochs"] = tasks[0].num_train_epochs
     values["max_seq_length"] = tasks[0].default_max_seq_length
+  pretrained = {k: v for k, v in _pretrained_architecture(
+      values["init_checkpoint"]).items() if k not in passed}
+  values.update(pretrained)
   if values["model_size"] == "large":
     values["learning_rate"] = LARGE_LEARNING_RATE
     values["layerwise_lr_decay"] = LARGE_LAYERWISE_LR_DECAY
@@ -286,9 +290,33 @@ def _resolve(passed):
     values["embedding_size"] = config_lib.SMALL_EMBEDDING_SIZE
   if values["debug"]:
     values.update(DEBUG_DEFAULTS)
+  values.update(pretrained)  # the pretrained model's sizes beat the defaults
   values.update(passed)
   _validate(values)
   return values
+
+
+# What a pretraining run's config.json tells finetuning about its encoder.
+PRETRAINED_KEYS = ("model_size", "model_hparam_overrides", "embedding_size",
+                   "vocab_size", "do_lower_case", "vocab_file")
+
+
+def _pretrained_architecture(init_checkpoint):
+  """Encoder keys of the pretraining run `init_checkpoint` is from (its
+  `config.json`), so finetuning one of our models needs no size hparams;
+  {} for other checkpoints (released TF1 ones, finetuning runs)."""
+  if not init_checkpoint:
+    return {}
+  folder = (init_checkpoint if tf.io.gfile.isdir(init_checkpoint)
+            else os.path.dirname(init_checkpoint))
+  path = os.path.join(folder, checkpointing.CONFIG_FILE)
+  if not tf.io.gfile.exists(path):
+    return {}
+  pretraining = config_lib.PretrainingConfig.from_hparams(path)
+  keys = {key: getattr(pretraining, key) for key in PRETRAINED_KEYS}
+  keys["embedding_size"] = pretraining.discriminator_config.embedding_size
+  keys["model_hparam_overrides"] = dict(keys["model_hparam_overrides"])
+  return {k: v for k, v in keys.items() if v is not None}
 
 
 def _checked(passed):

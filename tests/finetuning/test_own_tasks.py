@@ -331,3 +331,23 @@ def test_finetune_export_and_serve_label_strings(tmp_path, capsys, task):
   else:
     tags = [t for t in out["tags"][0] if t]
     assert tags[:3] == ["B-NP", "E-NP", "S-VP"]
+
+
+def test_finetuning_one_of_our_runs_takes_its_sizes_and_vocab(tmp_path):
+  synthetic_tasks.save_pretrained_model(str(tmp_path))
+  run = os.path.join(str(tmp_path), "models", synthetic_tasks.MODEL_NAME)
+  train = write(tmp_path / "train.tsv", "text\tlabel\na\tx\nb\ty\n")
+  config = FinetuningConfig.from_hparams({
+      "task_names": [{"name": "t", "files": {"train": train}}],
+      "init_checkpoint": run})
+  pretraining = json.load(open(os.path.join(run, "config.json")))
+  assert config.vocab_size == synthetic_tasks.VOCAB_SIZE
+  assert config.encoder_config.embedding_size == (
+      synthetic_tasks.EMBEDDING_SIZE)
+  assert config.encoder_config.hidden_size == 64
+  assert config.vocab_file == pretraining["vocab_file"]
+  # Passed keys still win.
+  passed = FinetuningConfig.from_hparams({
+      "task_names": [{"name": "t", "files": {"train": train}}],
+      "init_checkpoint": run, "vocab_size": 200})
+  assert passed.vocab_size == 200
