@@ -152,6 +152,13 @@ class PretrainingConfig:
   eval_tfrecords: Optional[str] = None
   log_every_steps: int = 0  # 0: once per host loop (iterations_per_loop)
   jit_compile: bool = True
+  # Pretraining health (pretraining/health.py): checked on
+  # `health_eval_batches` held-out batches (eval_tfrecords, else training
+  # data) every `health_every_steps` (0: at each checkpoint) once warmup is
+  # over; `stop_if_unhealthy_steps` > 0 stops a run unhealthy that long.
+  health_every_steps: int = 0
+  health_eval_batches: int = 4
+  stop_if_unhealthy_steps: int = 0
   # What the user passed, so `override` re-derives from intent, not results.
   hparams_passed: Mapping[str, Any] = dataclasses.field(
       default_factory=dict, compare=False, repr=False)
@@ -272,6 +279,10 @@ def _resolve_pretraining(passed):
   _resolve_objective(values, passed)
   _check_choice(values, "optimizer", OPTIMIZERS)
   _check_choice(values, "precision", PRECISIONS)
+  for key in ("health_every_steps", "health_eval_batches",
+              "stop_if_unhealthy_steps"):
+    if values[key] < 0:
+      raise errors.ConfigError(f"{key} must be >= 0, got {values[key]}")
   for key in ("electric_objective", "two_tower_generator"):
     if values[key]:
       raise errors.ConfigError(

@@ -121,7 +121,8 @@ def run_demo(demo_dir, text_patterns=None, hparams=None, max_seconds=None):
   result = loop.pretrain(
       config, strategy, model_dir, train, special_ids,
       max_seconds=max_seconds,
-      peak_flops=progress.measure_matmul_peak() * strategy.num_replicas_in_sync)
+      peak_flops=progress.measure_matmul_peak() * strategy.num_replicas_in_sync,
+      health_files=held_out)
   summary = {"model_dir": model_dir, "step": result.step,
              "checkpoint": result.checkpoint, "vocab": vocab_file,
              "train_data": os.path.dirname(train[0]),

@@ -122,9 +122,12 @@ def pretrain(fv):
     dataset_checks.check_dataset_metadata(files, config)
     peak = fv.peak_tflops * 1e12 if fv.peak_tflops else (
         progress.measure_matmul_peak() * strategy.num_replicas_in_sync)
-    result = loop.pretrain(config, strategy, model_dir, files, special_ids,
-                           init_checkpoint=fv.init_checkpoint,
-                           max_seconds=fv.max_seconds, peak_flops=peak)
+    held_out = fv.eval_data or config.eval_tfrecords
+    result = loop.pretrain(
+        config, strategy, model_dir, files, special_ids,
+        init_checkpoint=fv.init_checkpoint, max_seconds=fv.max_seconds,
+        peak_flops=peak,
+        health_files=_files(held_out, "eval data") if held_out else None)
     logging.info("step %d; checkpoint %s", result.step, result.checkpoint)
     if result.stopped_early:
       return

@@ -115,7 +115,9 @@ def _delimited(path, text, delimiter, has_header, quoting):
         rows.append((start, row))
       start = reader.line_num + 1
   except csv.Error as e:
-    raise errors.DataError(f"{path}:{start}: {e}") from None
+    raise errors.DataError(
+        f"{path}:{start}: {e} (if quote characters are plain text in this "
+        "file, set \"quoting\": \"none\")") from None
   if not rows:
     raise errors.DataError(f"{path} holds no rows")
   if has_header:

@@ -118,7 +118,8 @@ class Study:
       if step < schedule.num_train_steps:
         result = loop.pretrain(config, self.strategy, run_dir,
                                self.data.train_files, special_ids,
-                               max_seconds=self.seconds_left())
+                               max_seconds=self.seconds_left(),
+                               health_files=self.data.eval_files)
         if result.stopped_early:
           raise StudyStopped()
       evaluations = self._evaluate_checkpoints(config, run_dir, schedule,

@@ -6,6 +6,7 @@ so checkpoints land exactly every `save_checkpoints_steps` steps.
 """
 
 import dataclasses
+import itertools
 import os
 import signal
 import time
@@ -18,10 +19,12 @@ from absl import logging
 from electra_tf import errors
 from electra_tf.data import pretrain_pipeline
 from electra_tf.modeling import sizes
+from electra_tf.pretraining import health
 from electra_tf.pretraining import metrics
 from electra_tf.pretraining import model as model_lib
 from electra_tf.training import checkpointing
 from electra_tf.training import distribute
+from electra_tf.training import health_monitor
 from electra_tf.training import loss_scale as loss_scale_lib
 from electra_tf.training import optimization
 from electra_tf.training import precision
@@ -141,11 +144,13 @@ def _distributed_dataset(strategy, config, files, start_step, training=True):
 
 
 def pretrain(config, strategy, model_dir, train_files, special_ids=None,
-             init_checkpoint=None, max_seconds=None, peak_flops=None):
+             init_checkpoint=None, max_seconds=None, peak_flops=None,
+             health_files=None):
   """Pretrains to `config.num_train_steps`, resuming from `model_dir`.
 
   Returns a `RunResult`. `max_seconds` stops early (after saving) once that
-  much wall time has passed; rerunning continues.
+  much wall time has passed; rerunning continues. `health_files`: held-out
+  TFRecords for the health checks (default: the first training batches).
   """
   if config.train_batch_size % strategy.num_replicas_in_sync:
     raise errors.ConfigError(
@@ -177,6 +182,11 @@ def pretrain(config, strategy, model_dir, train_files, special_ids=None,
   writer = tf.summary.create_file_writer(os.path.join(model_dir, "train"))
   started = time.time()
   result = RunResult(step, checkpoints.latest, {})
+  monitor = health_monitor.HealthMonitor(
+      config, strategy, model, itertools.islice(_distributed_dataset(
+          strategy, config, health_files or train_files, 0, training=False),
+                                                config.health_eval_batches),
+      model_dir)
   with _StopRequest() as stop:
     while step < total:
       chunk = _next_chunk(step, total, config)
@@ -184,10 +194,19 @@ def pretrain(config, strategy, model_dir, train_files, special_ids=None,
       step = int(optimizer.iterations.numpy())
       values = _log_chunk(model.loss_weights, sums, chunk, step, tracker,
                           writer, optimizer)
+      if monitor.due(step, step - chunk):
+        monitor.check(step)
       timed_out = (max_seconds is not None
                    and time.time() - started >= max_seconds)
       stopping = (stop.requested or timed_out) and step < total
-      checkpoints.save(force=stopping or step >= total)
+      checkpoints.save(force=stopping or step >= total
+                       or monitor.should_stop(step))
+      if monitor.should_stop(step):
+        raise health_monitor.UnhealthyRun(
+            f"stopped at step {step} (saved): unhealthy since step "
+            f"{monitor.unhealthy_since}, over stop_if_unhealthy_steps="
+            f"{config.stop_if_unhealthy_steps}; "
+            f"{monitor.last[2].message()}")
       result = RunResult(step, checkpoints.latest, values, stopping)
       if stopping:
         logging.info("stopped at step %d; rerun to continue", step)
@@ -280,6 +299,11 @@ def evaluate(config, strategy, model_dir, eval_files, special_ids=None,
         f"eval data {eval_files[0]}... holds fewer than eval_batch_size "
         f"{config.eval_batch_size} examples")
   results = metrics.finalize(totals)
+  results.update(health.signals(totals))
+  verdict = health.verdict(results)
+  results["healthy"] = float(verdict.healthy)
+  (logging.info if verdict.healthy else logging.warning)(
+      "%s", verdict.message())
   results["eval_batches"] = batches
   step = int(optimizer.iterations.numpy())
   writer = tf.summary.create_file_writer(os.path.join(model_dir, "eval"))

@@ -8,6 +8,7 @@ thus compute exactly what one device computes for the same global batch.
 
 import tensorflow as tf
 
+from electra_tf.pretraining import health
 from electra_tf.pretraining import losses
 from electra_tf.pretraining import metrics
 from electra_tf.training import optimization
@@ -119,4 +120,6 @@ def eval_sums(model, features, batch_index):
   outputs = model(features, training=False, step=batch_index,
                   example_offset=_replica_offset(
                       tf.shape(features["input_ids"])[0]))
-  return metrics.metric_sums(outputs)
+  sums = metrics.metric_sums(outputs)
+  sums.update(health.health_sums(outputs, features["input_mask"]))
+  return sums
