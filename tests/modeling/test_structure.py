@@ -2,9 +2,11 @@
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
 import electra_tf
 from electra_tf.checkpoints import tf1_names
+from electra_tf.modeling import dropout
 from electra_tf.modeling import sizes
 
 TINY = {"vocab_size": 300, "embedding_size": 16, "max_seq_length": 16,
@@ -101,3 +103,23 @@ def test_small_discriminator_built_for_real_has_the_pinned_size():
   disc.build()
   assert count(disc.encoder.trainable_variables) == 13_483_008
   assert count(disc.trainable_variables) == 13_549_057
+
+
+def test_dropout_masks_follow_global_examples_across_replicas():
+  """Two replicas drop exactly what one device drops on the whole batch."""
+  inputs = tf.ones([4, 3, 5])
+  layer = dropout.HashDropout(0.5, seed=7)
+  one = layer(inputs, training=True).numpy()
+  strategy = tf.distribute.MirroredStrategy(
+      ["/cpu:0", "/cpu:1"],
+      cross_device_ops=tf.distribute.ReductionToOneDevice())
+  with strategy.scope():
+    layer = dropout.HashDropout(0.5, seed=7)
+  halves = strategy.experimental_distribute_values_from_function(
+      lambda context: inputs[2 * context.replica_id_in_sync_group:][:2])
+  out = strategy.run(tf.function(lambda x: layer(x, training=True)),
+                     args=(halves,))
+  both = np.concatenate([v.numpy() for v in
+                         strategy.experimental_local_results(out)])
+  np.testing.assert_array_equal(both, one)
+  assert 0 < np.mean(one == 0) < 1
