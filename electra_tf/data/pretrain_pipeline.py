@@ -7,6 +7,8 @@ pure function of (files, seed, layout) and a resumed run can skip to where
 it stopped. Eval: files in order, no shuffle, one pass.
 """
 
+import os
+
 import tensorflow as tf
 
 from electra_tf import errors
@@ -18,15 +20,33 @@ MAX_CYCLE_LENGTH = 8
 SHARDS_TO_CHECK = 16
 
 
+def _is_shard(path):
+  """Not a shard still being written, nor the builder's metadata sidecar."""
+  name = os.path.basename(path)
+  return not (name.endswith(tfrecords.TEMP_SUFFIX)
+              or name.startswith(tfrecords.METADATA_PREFIX))
+
+
+def _matching(pattern):
+  """Files of one pattern: a directory's TFRecords, a file named literally
+  (even if its name holds glob characters like `[1]`), or a glob's matches."""
+  if tf.io.gfile.isdir(pattern):
+    return [os.path.join(pattern, name)
+            for name in tf.io.gfile.listdir(pattern) if ".tfrecord" in name]
+  if tf.io.gfile.exists(pattern):
+    return [pattern]
+  return tf.io.gfile.glob(pattern)
+
+
 def list_shards(file_patterns):
-  """Files matching comma-separated globs (a directory means all its files)."""
+  """Files matching comma-separated globs (a directory means all its files).
+
+  The builder's metadata files are left out, so `--train_data 'dir/*'`
+  takes exactly the shards the builder wrote into `dir`.
+  """
   files = []
   for pattern in [p.strip() for p in str(file_patterns).split(",") if p.strip()]:
-    if tf.io.gfile.isdir(pattern):
-      pattern = pattern.rstrip("/") + "/*.tfrecord*"
-    # Shards still being written (or left by a crashed build) never count.
-    matched = sorted(p for p in tf.io.gfile.glob(pattern)
-                     if not p.endswith(tfrecords.TEMP_SUFFIX))
+    matched = sorted(p for p in _matching(pattern) if _is_shard(p))
     if not matched:
       raise errors.DataError(f"no TFRecord files match {pattern}")
     files.extend(matched)

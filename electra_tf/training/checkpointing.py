@@ -22,6 +22,8 @@ from electra_tf.checkpoints import tf1_names
 
 CONFIG_FILE = "config.json"
 CHECKPOINT_PREFIX = "ckpt"
+# The `ElectraPretrainer` attributes an init checkpoint may or may not hold.
+MODEL_PARTS = ("generator", "discriminator", "main_mlm_head")
 # Hparams that change the model's variables: a model dir is tied to them.
 ARCHITECTURE_KEYS = (
     "model_size", "model_hparam_overrides", "embedding_size", "vocab_size",
@@ -97,9 +99,10 @@ class RunCheckpoints:
     return "initialised from scratch"
 
   def _initialize_from(self, path):
+    if tf.io.gfile.isdir(path) and tf.train.latest_checkpoint(path):
+      path = tf.train.latest_checkpoint(path)
     if _is_object_checkpoint(path):
-      tf.train.Checkpoint(model=self.model).read(path).expect_partial()
-      return f"initialised from {path} (weights)"
+      return self._initialize_from_object_checkpoint(path)
     names = original_format.load_original_checkpoint(self.model, path)
     reader = original_format.open_reader(path)
     shapes = reader.get_variable_to_shape_map()
@@ -118,10 +121,41 @@ class RunCheckpoints:
     logging.info("init checkpoint %s: restored %s", path, ", ".join(restored))
     return f"initialised from {path} ({', '.join(restored)})"
 
+  def _initialize_from_object_checkpoint(self, path):
+    """Weights of one of our checkpoints: the encoder must be all there;
+    the other parts are restored where the checkpoint has them in the same
+    shapes, and the rest (named in the log) start fresh."""
+    try:
+      _read_part(self.model, "electra_encoder", path)
+    except (AssertionError, ValueError, tf.errors.OpError) as e:
+      raise errors.CheckpointError(
+          f"init checkpoint {path} holds no encoder of this model config: "
+          f"{str(e).strip().splitlines()[0]}") from None
+    fresh = []
+    for name in MODEL_PARTS:
+      if getattr(self.model, name, None) is None:
+        continue
+      try:
+        _read_part(self.model, name, path)
+      except (AssertionError, ValueError, tf.errors.OpError):
+        fresh.append(name)
+    if fresh:
+      logging.warning("init checkpoint %s has no %s of this model: "
+                      "initialised fresh", path, ", ".join(fresh))
+    return (f"initialised from {path} (weights"
+            + (f"; fresh: {', '.join(fresh)})" if fresh else ")"))
+
   def save(self, force=False):
     """Saves if `every_steps` have passed (or `force`); returns the path."""
     step = int(self.optimizer.iterations.numpy())
     return self.manager.save(checkpoint_number=step, check_interval=not force)
+
+
+def _read_part(model, name, path):
+  """Restores `model.<name>` from `path`; raises unless all of it is there."""
+  root = tf.train.Checkpoint(model=tf.train.Checkpoint(
+      **{name: getattr(model, name)}))
+  root.read(path).assert_existing_objects_matched().expect_partial()
 
 
 def _is_object_checkpoint(path):

@@ -7,6 +7,7 @@ import tensorflow as tf
 
 from electra_tf import errors
 from electra_tf.data import corpus
+from electra_tf.data import pretrain_pipeline
 from electra_tf.data import pretraining_dataset
 from electra_tf.data import tfds_corpus
 from electra_tf.data import tfrecords
@@ -184,3 +185,19 @@ def test_bad_layouts_are_named(small_config):
     with pytest.raises(errors.DataError, match=message):
       pretraining_dataset.build_pretraining_dataset(
           dataclasses.replace(small_config, **changes), None)
+
+
+def test_shard_patterns_skip_metadata_and_take_literal_names(tmp_path):
+  folder = tmp_path / "brk[1]"
+  folder.mkdir()
+  for name in ("pretrain_data.tfrecord-0-of-2", "pretrain_data.tfrecord-1-of-2",
+               "pretrain_data.metadata-0-of-1.json",
+               "pretrain_data.tfrecord-2-of-3.incomplete"):
+    (folder / name).write_text("x")
+  shards = [str(folder / f"pretrain_data.tfrecord-{i}-of-2") for i in (0, 1)]
+  # The README's glob over a builder's output dir: shards only.
+  glob = str(tmp_path / "*" / "*")
+  assert pretrain_pipeline.list_shards(glob) == shards
+  # A dir whose name is a glob pattern is still the dir it names.
+  assert pretrain_pipeline.list_shards(str(folder)) == shards
+  assert pretrain_pipeline.list_shards(shards[0]) == shards[:1]

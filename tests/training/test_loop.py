@@ -8,8 +8,10 @@ import pytest
 import tensorflow as tf
 
 import electra_tf
+from electra_tf import errors
 from electra_tf.checkpoints import tf1_names
 from electra_tf.data import pretrain_pipeline
+from electra_tf.training import checkpointing
 from electra_tf.training import loop
 from electra_tf.training import optimization
 from electra_tf.training import pretrain_step
@@ -166,3 +168,27 @@ def test_schedule_warmup_then_linear_decay():
   lr = [float(optimization.learning_rate_at(s, 1.0, 10, 4)) for s in
         (0, 2, 4, 5, 10, 12)]
   np.testing.assert_allclose(lr, [0.0, 0.4, 0.6, 0.5, 0.0, 0.0], atol=1e-7)
+
+
+def test_init_checkpoint_must_hold_the_encoder(shards, tmp_path):
+  config = tiny_config(num_train_steps=2, save_checkpoints_steps=2)
+  source = str(tmp_path / "source")
+  loop.pretrain(config, tf.distribute.get_strategy(), source, shards)
+  # Same encoder, another objective: loads, names what starts fresh.
+  mlm = tiny_config(num_train_steps=2, objective="mlm")
+  model, optimizer, _ = loop.build_model_and_optimizer(
+      mlm, tf.distribute.get_strategy(), None)
+  checkpoints = checkpointing.RunCheckpoints(str(tmp_path / "mlm"), model,
+                                             optimizer)
+  assert "initialised from" in checkpoints.restore(source)
+  # An unrelated checkpoint (no encoder) is refused, not silently skipped.
+  other = str(tmp_path / "other")
+  tf.train.Checkpoint(model=tf.train.Checkpoint(
+      dense=tf.Variable([1.0]))).save(other)
+  model, optimizer, _ = loop.build_model_and_optimizer(
+      config, tf.distribute.get_strategy(), None)
+  checkpoints = checkpointing.RunCheckpoints(str(tmp_path / "x"), model,
+                                             optimizer)
+  with pytest.raises(errors.CheckpointError,
+                     match="holds no encoder of this model config"):
+    checkpoints.restore(other + "-1")
