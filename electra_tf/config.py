@@ -316,6 +316,23 @@ def check_key(key, valid, what):
     raise errors.ConfigError(f"unknown {what} {key!r}{hint}")
 
 
+def differing_keys(recorded, current, prefix=""):
+  """Dotted paths of the keys whose values differ between two dicts.
+
+  >>> differing_keys({"a": 1, "b": {"c": 2, "d": 3}}, {"a": 1, "b": {"c": 5}})
+  ['b.c', 'b.d']
+  """
+  keys = []
+  for key in sorted(set(recorded) | set(current)):
+    path = f"{prefix}{key}"
+    mine, theirs = recorded.get(key), current.get(key)
+    if isinstance(mine, dict) and isinstance(theirs, dict):
+      keys += differing_keys(mine, theirs, path + ".")
+    elif mine != theirs:
+      keys.append(path)
+  return keys
+
+
 def _field_type(name):
   return typing.get_type_hints(PretrainingConfig)[name]
 

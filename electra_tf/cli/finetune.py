@@ -57,6 +57,10 @@ def define_flags(fv):
          "to <export_dir>/<task>/<version>/ (SavedModels taking raw text).")
   flags.DEFINE_enum("strategy", "auto", list(distribute.STRATEGIES),
                     "Distribution strategy.", flag_values=fv)
+  flags.DEFINE_boolean("overwrite", False, "Retrain trial dirs that hold a "
+                       "trial of other settings (they are wiped first, as "
+                       "the original did); without it they are refused.",
+                       flag_values=fv)
   flags.DEFINE_boolean("export_jit_compile", False, "With --export_dir: "
                        "run the exported models with XLA (see "
                        "electra-export --jit_compile).", flag_values=fv)
@@ -88,7 +92,7 @@ def finetune(fv):
       tpu_zone=config.tpu_zone, gcp_project=config.gcp_project)
   logging.info("%d replica(s); tasks %s", strategy.num_replicas_in_sync,
                ",".join(config.task_names))
-  results = runner.run_finetuning(config, strategy)
+  results = runner.run_finetuning(config, strategy, overwrite=fv.overwrite)
   for task, metrics in results.median.items():
     logging.info("median of %d trial(s) %s: %s", len(results.trials), task,
                  " - ".join(f"{k}: {v:.2f}" for k, v in metrics.items()))

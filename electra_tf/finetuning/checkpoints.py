@@ -21,7 +21,9 @@ import json
 import os
 
 import tensorflow as tf
+from absl import logging
 
+from electra_tf import config as base_config
 from electra_tf import errors
 from electra_tf.checkpoints import original_format
 from electra_tf.checkpoints import tf1_names
@@ -30,6 +32,18 @@ from electra_tf.finetuning import model as model_lib
 
 CONFIG_FILE = "finetuning_config.json"
 LABELS_FILE = "labels.json"
+TRIAL_FILE = "trial_settings.json"
+# Keys that do not change what a trial trains (how it is evaluated, logged,
+# placed or how many other trials run).
+NOT_TRAINING_KEYS = (
+    "do_eval", "num_trials", "keep_all_models", "log_examples",
+    "write_test_outputs", "n_writes_test", "eval_batch_size",
+    "predict_batch_size", "results_txt", "results_pkl", "qa_eval_file",
+    "qa_preds_file", "qa_na_file", "test_predictions", "model_dir",
+    "preprocessed_data_dir", "use_tfrecords_if_existing", "log_every_steps",
+    "iterations_per_loop", "eval_test", "n_best_size", "max_answer_length",
+    "qa_na_threshold", "tpu_name", "tpu_zone", "gcp_project", "data_dir",
+    "raw_data_dir")
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 _RESTORE_ERRORS = (AssertionError, ValueError, tf.errors.OpError)
 
@@ -82,6 +96,45 @@ def load_encoder(encoder, path):
   for name, variable in table.items():
     variable.assign(reader.get_tensor(name))
   return f"{len(table)} original encoder variables from {prefix}"
+
+
+def trial_settings(config, seed, data_fingerprint):
+  """What a trial's model depends on: the config's training keys, its seed
+  and the training data's fingerprint."""
+  settings = {k: v for k, v in config.to_dict().items()
+              if k not in NOT_TRAINING_KEYS}
+  settings.update(trial_seed=seed, data=data_fingerprint)
+  return json.loads(json.dumps(settings, sort_keys=True, default=str))
+
+
+def claim_trial(model_dir, settings, overwrite=False):
+  """Checks a trial dir against the settings it was trained with.
+
+  A new dir records `settings`; a dir of the same settings resumes (or is
+  reused when finished); a dir of other settings is refused naming the
+  keys that differ, unless `overwrite`, which wipes it first (as the
+  original always did).
+  """
+  path = os.path.join(model_dir, TRIAL_FILE)
+  if tf.io.gfile.exists(path):
+    with tf.io.gfile.GFile(path) as f:
+      recorded = json.load(f)
+    changed = base_config.differing_keys(recorded, settings)
+    if changed and not overwrite:
+      shown = ", ".join(changed[:6]) + (" ..." if len(changed) > 6 else "")
+      raise errors.ConfigError(
+          f"{model_dir} holds a trial trained with other settings ({shown} "
+          "differ); pass --overwrite to retrain it, or use another "
+          "model_dir")
+    if not changed:
+      return
+  if overwrite and tf.io.gfile.exists(model_dir):
+    logging.info("--overwrite: removing %s", model_dir)
+    tf.io.gfile.rmtree(model_dir)
+  tf.io.gfile.makedirs(model_dir)
+  with tf.io.gfile.GFile(path + ".tmp", "w") as f:
+    json.dump(settings, f, indent=1, sort_keys=True)
+  tf.io.gfile.rename(path + ".tmp", path, overwrite=True)
 
 
 def record_run(model_dir, config, label_lists):

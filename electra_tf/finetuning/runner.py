@@ -224,8 +224,13 @@ def write_results(config, results):
     json.dump(dataclasses.asdict(results), f, indent=1)
 
 
-def run_finetuning(config, strategy=None):
-  """Trains and evaluates `config.num_trials` models; returns the results."""
+def run_finetuning(config, strategy=None, overwrite=False):
+  """Trains and evaluates `config.num_trials` models; returns the results.
+
+  A trial dir left by an earlier run resumes (or is reused when finished)
+  only if it was trained with the same settings; else it is refused, or
+  with `overwrite` wiped and retrained (see `checkpoints.claim_trial`).
+  """
   check_run(config)
   strategy = strategy or tf.distribute.get_strategy()
   data = RunData(config)
@@ -239,12 +244,17 @@ def run_finetuning(config, strategy=None):
         train_set.num_features, config.train_batch_size,
         config.num_train_epochs)
   prepare_eval_features(config, data)
+  fingerprint = {task.name: task.data_fingerprint(config.raw_data_root)
+                 for task in config.tasks
+                 if not feature_cache.uses_tfds(config, task)}
   results = FinetuningResults([], {}, data.skipped)
   for trial in range(1, config.num_trials + 1):
     logging.info("trial %d/%d of %s", trial, config.num_trials,
                  ",".join(config.task_names))
     model_dir = config.trial_model_dir(trial)
     seed = config.seed + trial - 1
+    checkpoints.claim_trial(model_dir, checkpoints.trial_settings(
+        config, seed, fingerprint), overwrite)
     checkpoints.record_run(model_dir, config, data.label_lists)
     trainee = train_loop.build_trainee(config, strategy, model_dir,
                                        data.label_lists, num_steps, seed)

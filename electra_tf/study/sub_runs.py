@@ -13,26 +13,10 @@ import os
 
 import tensorflow as tf
 
+from electra_tf import config as config_lib
 from electra_tf import errors
 
 RECORD_FILE = "study_settings.json"
-
-
-def differing_keys(recorded, current, prefix=""):
-  """Dotted paths of the keys whose values differ between two dicts.
-
-  >>> differing_keys({"a": 1, "b": {"c": 2, "d": 3}}, {"a": 1, "b": {"c": 5}})
-  ['b.c', 'b.d']
-  """
-  keys = []
-  for key in sorted(set(recorded) | set(current)):
-    path = f"{prefix}{key}"
-    mine, theirs = recorded.get(key), current.get(key)
-    if isinstance(mine, dict) and isinstance(theirs, dict):
-      keys += differing_keys(mine, theirs, path + ".")
-    elif mine != theirs:
-      keys.append(path)
-  return keys
 
 
 def _normalised(settings):
@@ -52,7 +36,7 @@ def claim(run_dir, settings):
   if tf.io.gfile.exists(path):
     with tf.io.gfile.GFile(path) as f:
       recorded = json.load(f)
-    changed = differing_keys(recorded, settings)
+    changed = config_lib.differing_keys(recorded, settings)
     if changed:
       shown = ", ".join(changed[:6]) + (" ..." if len(changed) > 6 else "")
       raise errors.ConfigError(

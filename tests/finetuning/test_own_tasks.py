@@ -351,3 +351,32 @@ def test_finetuning_one_of_our_runs_takes_its_sizes_and_vocab(tmp_path):
       "task_names": [{"name": "t", "files": {"train": train}}],
       "init_checkpoint": run, "vocab_size": 200})
   assert passed.vocab_size == 200
+
+
+def test_a_rerun_with_other_settings_is_refused_unless_overwrite(tmp_path,
+                                                                 capsys):
+  specs = own_data.write_tasks(str(tmp_path / "data"),
+                               {"train": 16, "dev": 8})
+  vocab = write(tmp_path / "vocab.txt", "\n".join(synthetic_tasks.VOCAB))
+  model_dir = str(tmp_path / "model")
+
+  def finetune(*extra, **hparams):
+    return run_cli(finetune_cli.main, [
+        "finetune", "--task_names", specs["sentiment"], "--model_dir",
+        model_dir, "--hparams", json.dumps(synthetic_tasks.finetune_hparams(
+            vocab_file=vocab, num_train_epochs=1.0, max_seq_length=16,
+            **hparams)), *extra], capsys)
+
+  assert finetune()[0] == 0
+  assert finetune()[0] == 0  # same settings: the finished trial is reused
+  code, err = finetune(learning_rate=5e-4)
+  assert code == 2 and "learning_rate" in err and "--overwrite" in err
+  # Changed training data is a changed setting too.
+  with open(os.path.join(str(tmp_path / "data"), "sentiment_train.csv"),
+            "a") as f:
+    f.write("99,w1 w2 good,pos\n")
+  code, err = finetune()
+  assert code == 2 and "data.sentiment" in err
+  assert finetune("--overwrite", learning_rate=5e-4)[0] == 0
+  with open(os.path.join(model_dir + "_1", "trial_settings.json")) as f:
+    assert json.load(f)["learning_rate"] == 5e-4
