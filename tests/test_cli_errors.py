@@ -32,6 +32,12 @@ def _error(capsys, *args):
      "hparams is not valid JSON"),
     (["--preset", "tiny", "--model_dir", "m", "--train_data",
       "/nonexistent/*.tfrecord"], "no TFRecord files match"),
+    # The original's TPU keys are honoured or refused, never ignored.
+    (["--preset", "tiny", "--model_dir", "m", "--hparams",
+      '{"use_tpu": true}'], "use_tpu is true but no TPU is named"),
+    (["--preset", "tiny", "--model_dir", "m", "--hparams",
+      '{"num_tpu_cores": 8}'], "num_tpu_cores=8 is set but the run is not "
+     "on a TPU"),
 ])
 def test_config_and_data_errors(capsys, args, message):
   line = _error(capsys, *args)

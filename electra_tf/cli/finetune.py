@@ -87,9 +87,7 @@ def finetune(fv):
   """Runs what the flags ask for."""
   config = load_config(fv)
   runner.check_run(config)
-  strategy = distribute.build_strategy(
-      "tpu" if fv.tpu else fv.strategy, tpu=fv.tpu or config.tpu_name,
-      tpu_zone=config.tpu_zone, gcp_project=config.gcp_project)
+  strategy = distribute.strategy_for_run(config, fv.strategy, fv.tpu)
   logging.info("%d replica(s); tasks %s", strategy.num_replicas_in_sync,
                ",".join(config.task_names))
   results = runner.run_finetuning(config, strategy, overwrite=fv.overwrite)

@@ -112,9 +112,7 @@ def pretrain(fv):
   mode = fv.mode or ("train_and_eval" if config.do_train and config.do_eval
                      else "eval" if config.do_eval else "train")
   special_ids = dataset_checks.special_token_ids(config)
-  strategy = distribute.build_strategy(
-      "tpu" if fv.tpu else fv.strategy, tpu=fv.tpu or config.tpu_name,
-      tpu_zone=config.tpu_zone, gcp_project=config.gcp_project)
+  strategy = distribute.strategy_for_run(config, fv.strategy, fv.tpu)
   logging.info("%d replica(s); model dir %s", strategy.num_replicas_in_sync,
                model_dir)
   if mode != "eval":

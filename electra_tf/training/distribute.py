@@ -15,7 +15,7 @@ STRATEGIES = ("auto", "default", "mirrored", "multi_worker", "tpu")
 
 
 def build_strategy(kind="auto", tpu=None, tpu_zone=None, gcp_project=None,
-                   devices=None):
+                   devices=None, tpu_job_name=None):
   """Returns a `tf.distribute.Strategy` of the given kind."""
   if kind not in STRATEGIES:
     raise errors.ConfigError(
@@ -25,7 +25,8 @@ def build_strategy(kind="auto", tpu=None, tpu_zone=None, gcp_project=None,
     kind = "tpu" if tpu else ("mirrored" if len(gpus) > 1 else "default")
   if kind == "tpu":
     resolver = tf.distribute.cluster_resolver.TPUClusterResolver(
-        tpu=tpu or "", zone=tpu_zone, project=gcp_project)
+        tpu=tpu or "", zone=tpu_zone, project=gcp_project,
+        job_name=tpu_job_name or "worker")
     tf.config.experimental_connect_to_cluster(resolver)
     tf.tpu.experimental.initialize_tpu_system(resolver)
     return tf.distribute.TPUStrategy(resolver)
@@ -34,6 +35,38 @@ def build_strategy(kind="auto", tpu=None, tpu_zone=None, gcp_project=None,
   if kind == "multi_worker":
     return tf.distribute.MultiWorkerMirroredStrategy()
   return tf.distribute.get_strategy()
+
+
+def strategy_for_run(config, kind="auto", tpu=None):
+  """The strategy a run's flags and its original TPU hparams ask for.
+
+  `config` is a pretraining or finetuning config. The original's keys are
+  honoured, never ignored: `use_tpu` needs a TPU (`--tpu` or `tpu_name`)
+  and runs on it; `tpu_job_name` names the resolver's job; an explicitly
+  set `num_tpu_cores` must equal the TPU's replica count. `ConfigError`
+  otherwise (e.g. `use_tpu` with no TPU named would train on the CPU).
+  """
+  tpu = tpu or config.tpu_name
+  passed = config.hparams_passed
+  if config.use_tpu and not tpu:
+    raise errors.ConfigError(
+        "use_tpu is true but no TPU is named: pass --tpu or set tpu_name "
+        "(or set use_tpu false to run here)")
+  if tpu and kind not in ("auto", "tpu"):
+    raise errors.ConfigError(f"a TPU ({tpu}) is named but --strategy={kind}")
+  if not tpu and "num_tpu_cores" in passed and config.num_tpu_cores != 1:
+    raise errors.ConfigError(
+        f"num_tpu_cores={config.num_tpu_cores} is set but the run is not on "
+        "a TPU (name one with --tpu or tpu_name)")
+  strategy = build_strategy(
+      "tpu" if tpu else kind, tpu=tpu, tpu_zone=config.tpu_zone,
+      gcp_project=config.gcp_project, tpu_job_name=config.tpu_job_name)
+  if (tpu and "num_tpu_cores" in passed
+      and config.num_tpu_cores != strategy.num_replicas_in_sync):
+    raise errors.ConfigError(
+        f"num_tpu_cores={config.num_tpu_cores} but TPU {tpu} has "
+        f"{strategy.num_replicas_in_sync} cores")
+  return strategy
 
 
 def is_tpu(strategy):
