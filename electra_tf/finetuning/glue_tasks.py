@@ -26,6 +26,8 @@ MNLI_KEYS = ("premise", "hypothesis")
 MNLI_COLUMNS = Columns(8, 9, -1)
 MNLI_UNLABELED_COLUMNS = Columns(8, 9)
 MNLI_DIAGNOSTIC_COLUMNS = {"diagnostic": Columns(1, 2)}
+# MNLI's mismatched test set, also predicted by a model finetuned on `mnli`.
+MNLI_TEST_MISMATCHED = "test_mismatched"
 # index, sentence1, sentence2[, label]
 INDEX_PAIR_LABEL_COLUMNS = Columns(1, 2, 3)
 INDEX_PAIR_UNLABELED_COLUMNS = Columns(1, 2)
@@ -41,7 +43,8 @@ def _mnli(name, dev_and_test_suffix):
       tfds=TfdsSource("glue/mnli", MNLI_KEYS, TFDS_NLI_LABELS, splits={
           tasks.TRAIN: "train",
           tasks.DEV: "validation_" + dev_and_test_suffix,
-          tasks.TEST: "test_" + dev_and_test_suffix}))
+          tasks.TEST: "test_" + dev_and_test_suffix,
+          MNLI_TEST_MISMATCHED: "test_mismatched"}))
 
 
 def _index_pair_task(name, labels, tfds, **kwargs):

@@ -4,7 +4,8 @@ GLUE (gluebenchmark.com): one `<NAME>.tsv` per task with a header
 `index<TAB>prediction` and one row per test example, in the test file's
 order; predictions are label names (`entailment`, `0`/`1`, ...) or, for
 STS-B, a score in [0, 5]. MNLI's matched and mismatched test sets go to
-`MNLI-m.tsv` and `MNLI-mm.tsv`, its diagnostic set to `AX.tsv`.
+`MNLI-m.tsv` and `MNLI-mm.tsv`, its diagnostic set to `AX.tsv`; a model
+finetuned on `mnli` writes all three.
 SQuAD: a JSON {question id: answer}, "" for predicted no-answer (2.0).
 """
 
@@ -21,6 +22,8 @@ GLUE_FILE_NAMES = {
     ("mrpc", "test"): "MRPC", ("sts", "test"): "STS-B",
     ("qqp", "test"): "QQP", ("mnli", "test"): "MNLI-m",
     ("mnli-mm", "test"): "MNLI-mm", ("mnli", "diagnostic"): "AX",
+    # One MNLI model writes all three MNLI files, as the original.
+    ("mnli", "test_mismatched"): "MNLI-mm",
     ("qnli", "test"): "QNLI", ("rte", "test"): "RTE", ("wnli", "test"): "WNLI",
 }
 HEADER = "index\tprediction\n"

@@ -6,13 +6,19 @@ import types
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from electra_tf import errors
 from electra_tf.data import features as feature_names
 from electra_tf.finetuning import encoding
+from electra_tf.finetuning import evaluation
 from electra_tf.finetuning import glue
 from electra_tf.finetuning import glue_tasks
+from electra_tf.finetuning import model as model_lib
+from electra_tf.finetuning import runner
 from electra_tf.finetuning import tasks
+from electra_tf.finetuning.config import FinetuningConfig
+from tests.finetuning import synthetic_tasks
 
 MNLI_TRAIN_HEADER = ("index promptID pairID genre sentence1_binary_parse "
                      "sentence2_binary_parse sentence1_parse sentence2_parse "
@@ -271,3 +277,29 @@ def test_load_tfds_asks_for_the_right_config_and_split(monkeypatch):
   result = glue_tasks.MNLI_MISMATCHED.load_tfds("dev", tfds_data_dir="/d")
   assert calls == [("glue/mnli", "validation_mismatched", "/d")]
   assert result.examples[0].label == "neutral"
+
+
+def test_one_mnli_model_writes_matched_mismatched_and_diagnostic(tmp_path):
+  write_tsv(tmp_path, "mnli", "train", [
+      MNLI_TRAIN_HEADER, mnli_row(0, "p0", "h0", ["neutral", "neutral"])])
+  write_tsv(tmp_path, "mnli", "dev_matched", [
+      MNLI_DEV_HEADER, mnli_row(0, "pm", "hm", ["neutral"] * 6)])
+  for stem, count in (("test_matched", 3), ("test_mismatched", 2)):
+    write_tsv(tmp_path, "mnli", stem, [MNLI_TRAIN_HEADER[:10]] + [
+        mnli_row(i, f"p{i}", f"h{i}", []) for i in range(count)])
+  write_tsv(tmp_path, "mnli", "diagnostic", [
+      ["index", "sentence1", "sentence2"], [0, "pd", "hd"]])
+  (tmp_path / "vocab.txt").write_text("\n".join(synthetic_tasks.VOCAB))
+  config = FinetuningConfig.from_hparams(synthetic_tasks.finetune_hparams(
+      task_names=["mnli"], max_seq_length=16,
+      vocab_file=str(tmp_path / "vocab.txt"),
+      raw_data_dir=str(tmp_path / "finetuning_data" / "{:}"),
+      model_dir=str(tmp_path / "model")))
+  model = model_lib.build_finetuning_model(config)
+  predictor = evaluation.Predictor(model, tf.distribute.get_strategy())
+  runner.write_test_predictions(config, predictor, runner.RunData(config), 1)
+  folder = tmp_path / "model_test_predictions" / "glue_trial_1"
+  rows = {name: (folder / f"{name}.tsv").read_text().splitlines()
+          for name in ("MNLI-m", "MNLI-mm", "AX")}
+  assert [len(r) for r in rows.values()] == [4, 3, 2]  # header + examples
+  assert all(r[0] == "index\tprediction" for r in rows.values())
