@@ -119,3 +119,16 @@ def test_every_preset_loads(name):
   assert config.to_dict()["model_size"] == hparams.get("model_size", "small")
   if "squad" in name:
     assert (config.max_seq_length, config.num_train_epochs) == (512, 2.0)
+
+
+def test_small_presets_hold_the_code_and_the_paper_values():
+  code = FinetuningConfig.from_hparams(
+      config_lib.read_preset("electra_small", "finetune"))
+  paper = FinetuningConfig.from_hparams(
+      config_lib.read_preset("electra_small_paper", "finetune"))
+  assert (code.learning_rate, code.weight_decay_rate) == (1e-4, 0.01)
+  assert (paper.learning_rate, paper.weight_decay_rate) == (3e-4, 0.0)
+  for config in (code, paper):
+    assert (config.layerwise_lr_decay, config.warmup_proportion,
+            config.train_batch_size, config.embedding_size) == (
+                0.8, 0.1, 32, 128)
