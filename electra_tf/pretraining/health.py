@@ -134,9 +134,10 @@ def verdict(metrics, thresholds=None):
   gain = metrics.get("disc_loss_gain")
   if gain is not None and gain < limits["min_disc_loss_gain"]:
     symptoms["base_rate_only"] = (
-        f"the discriminator's loss {metrics['disc_token_loss']:.3f} is "
-        f"within {100 * gain:.0f}% of the replacement-rate entropy "
-        f"{metrics['replaced_entropy']:.3f}: it predicts the base rate")
+        f"the discriminator's loss {metrics['disc_token_loss']:.3f} is only "
+        f"{100 * max(gain, 0.0):.1f}% below the replacement-rate entropy "
+        f"{metrics['replaced_entropy']:.3f}: it predicts little beyond the "
+        "base rate")
   if metrics.get("cls_cosine", 0.0) > limits["max_cls_cosine"]:
     symptoms["uniform_representations"] = (
         f"[CLS] vectors of different inputs have mean cosine "

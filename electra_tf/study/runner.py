@@ -57,7 +57,9 @@ class Study:
 
   def __init__(self, study, output_dir, max_seconds=None, strategy=None):
     self.study = study
-    self.output_dir = output_dir
+    # Recorded configs name files under it: absolute, so they stay valid.
+    self.output_dir = (output_dir if "://" in output_dir
+                       else os.path.abspath(output_dir))
     self.deadline = None if max_seconds is None else time.time() + max_seconds
     self.strategy = strategy or distribute.build_strategy("auto")
     self.tasks = study_tasks.resolve_tasks(study)
