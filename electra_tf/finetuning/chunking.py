@@ -71,10 +71,15 @@ def read_sentences(path):
   return sentences
 
 
-def word_token_ids(tokenizer, words):
-  """Token ids per word, framed by [CLS] and [SEP] entries."""
+def word_token_ids(tokenizer, words, max_word_pieces=None):
+  """Token ids per word, framed by [CLS] and [SEP] entries.
+
+  A word of more than `max_word_pieces` pieces (a URL, a long hashtag) keeps
+  its first ones: it is tagged on its first piece, and the original would
+  instead have built an input longer than the model takes.
+  """
   framed = [[special_tokens.CLS]]
-  framed += [tokenizer.tokenize(word) for word in words]
+  framed += [tokenizer.tokenize(word)[:max_word_pieces] for word in words]
   framed.append([special_tokens.SEP])
   return [tokenizer.convert_tokens_to_ids(tokens) for tokens in framed]
 
@@ -138,24 +143,26 @@ class ChunkingTask(tasks.Task):
 
     The original stops adding words once `input ids so far + number of
     words + 3 > max_seq_length` (then closes with [SEP]); this is reproduced,
-    so long sentences keep fewer words than would fit.
+    so long sentences keep fewer words than would fit. Where the original
+    would overflow the length (a word of many pieces), the sentence is cut
+    before that word instead, and a word longer than the whole sequence
+    keeps its first pieces (see `word_token_ids`).
     """
     del is_training  # the same features for training and eval
     max_seq_length = settings.max_seq_length
-    framed_words = word_token_ids(tokenizer, example.words)
+    # [CLS] word [SEP] always fits.
+    framed_words = word_token_ids(tokenizer, example.words, max_seq_length - 2)
     sep_id, = tokenizer.convert_tokens_to_ids([special_tokens.SEP])
     input_ids, labeled_positions = [], []
     for index, token_ids in enumerate(framed_words):
-      if len(framed_words) + len(input_ids) + 1 > max_seq_length:
+      is_word = 0 < index < len(framed_words) - 1
+      if (len(framed_words) + len(input_ids) + 1 > max_seq_length
+          or is_word and len(input_ids) + len(token_ids) + 1 > max_seq_length):
         input_ids.append(sep_id)
         break
-      if 0 < index < len(framed_words) - 1:
+      if is_word:
         labeled_positions.append(len(input_ids))
       input_ids.extend(token_ids)
-    if len(input_ids) > max_seq_length:
-      raise errors.DataError(
-          f"chunking sentence {example.eid} has a word too long to fit in "
-          f"max_seq_length={max_seq_length}")
     features = encoding.padded_inputs(
         input_ids, [TAGGING_SEGMENT_ID] * len(input_ids), max_seq_length)
     features.update({

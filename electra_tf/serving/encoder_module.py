@@ -16,6 +16,7 @@ import tensorflow as tf
 from electra_tf import errors
 from electra_tf.data import features as F
 from electra_tf.serving import export
+from electra_tf.serving import input_checks
 from electra_tf.serving import text_features
 
 TEXT = tf.TensorSpec([None], tf.string)
@@ -39,6 +40,7 @@ class EncoderServingModule(tf.Module):
     self.featurizer = text_features.TextFeaturizer(
         vocab_file, max_seq_length, do_lower_case)
     self.max_seq_length = max_seq_length
+    self.vocab_size = discriminator.config.vocab_size
     self._discriminate = (tf.function(self._run_discriminator,
                                       jit_compile=True)
                           if jit_compile else self._run_discriminator)
@@ -47,6 +49,7 @@ class EncoderServingModule(tf.Module):
     return self.discriminator(features, training=False)
 
   def _encode(self, features):
+    features = input_checks.check_token_features(features, self.vocab_size)
     out = self._discriminate(features)
     logits = tf.cast(out["logits"], tf.float32)
     return {

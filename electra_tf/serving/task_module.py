@@ -13,6 +13,7 @@ import tensorflow as tf
 
 from electra_tf.data import features as F
 from electra_tf.finetuning import tasks as tasks_lib
+from electra_tf.serving import input_checks
 from electra_tf.serving import text_features
 
 TEXT = tf.TensorSpec([None], tf.string)
@@ -78,6 +79,7 @@ class TaskServingModule(tf.Module):
     # that restore by graph (TF Serving, saved_model_cli run) need them.
     self.model_variables = [v.value for v in model.weights]
     self.task_name = task.name
+    self.vocab_size = config.encoder_config.vocab_size
     self.settings = data_settings(config)
     self.max_seq_length = config.max_seq_length
     self.featurizer = text_features.TextFeaturizer(
@@ -92,7 +94,8 @@ class TaskServingModule(tf.Module):
 
   def head_outputs(self, features):
     """The head's outputs on int32 [B, L] features (inference mode)."""
-    return self._head(features)
+    return self._head(input_checks.check_token_features(
+        features, self.vocab_size))
 
   def signatures(self):
     """{signature name: tf.function} to export."""

@@ -15,6 +15,7 @@ import tensorflow_text as tf_text
 from electra_tf.data import features as F
 from electra_tf.data import special_tokens
 from electra_tf.data import tf_tokenizer
+from electra_tf.serving import input_checks
 from electra_tf import tokenization
 
 
@@ -41,6 +42,7 @@ class TextFeaturizer(tf.Module):
     """Features of a batch of texts (or text pairs): int32 [B, L] each."""
     segments = [self.tokenizer.tokenize(text_a)]  # [B, (T)]
     if text_b is not None:
+      text_b = input_checks.check_pair(text_a, text_b)
       segments.append(self.tokenizer.tokenize(text_b))
     budget = self.max_seq_length - len(segments) - 1  # [CLS] + [SEP]s
     trimmed = tf_text.RoundRobinTrimmer(budget).trim(segments)

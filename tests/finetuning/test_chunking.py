@@ -121,3 +121,31 @@ def test_chunk_task_defaults():
   assert chunking.CHUNK.name == "chunk"
   assert chunking.CHUNK.settings().max_seq_length == 256
   assert chunking.CHUNK.task_type is tasks.TaskType.TAGGING
+
+
+class PiecePerLetter:
+  """A tokenizer splitting each word into one piece per letter."""
+
+  def tokenize(self, word):
+    return list(word)
+
+  def convert_tokens_to_ids(self, tokens):
+    return [{"[CLS]": 1, "[SEP]": 2}.get(t, 3) for t in tokens]
+
+
+def test_words_of_many_pieces_never_overflow_the_sequence():
+  # The original's rule (ids + words + 3 <= length) lets a 10-piece word
+  # through after "ab" and would overflow length 10; the sentence is cut
+  # before it instead.
+  example = chunking.TaggingExample(0, ("ab", "cdefghijkl"), ("O", "O"),
+                                    (0, 0))
+  features, = chunking.CHUNK.featurize(example, PiecePerLetter(),
+                                       tasks.DataSettings(max_seq_length=10))
+  assert features[feature_names.INPUT_IDS].tolist() == [1, 3, 3, 2] + [0] * 6
+  assert features[chunking.LABELS_MASK].tolist()[:2] == [1.0, 0.0]
+  # A first word longer than the whole sequence keeps its first pieces.
+  alone = chunking.TaggingExample(0, ("abcdefghijkl",), ("O",), (0,))
+  features, = chunking.CHUNK.featurize(alone, PiecePerLetter(),
+                                       tasks.DataSettings(max_seq_length=10))
+  assert features[feature_names.INPUT_IDS].tolist() == [1] + [3] * 8 + [2]
+  assert features[chunking.LABELS_MASK].tolist()[:2] == [1.0, 0.0]

@@ -160,3 +160,43 @@ def test_bad_serving_inputs_give_results(exported):
   assert out["rtd_probs"].shape[0] == 5
   assert np.isfinite(out["sequence_output"].numpy()).all()
   assert serve(text=tf.constant([], tf.string))["input_ids"].shape[0] == 0
+
+
+BAD_REQUESTS = """
+import sys
+import tensorflow as tf, tensorflow_text
+model = tf.saved_model.load(sys.argv[1])
+pair = model.signatures["serve_text_pair"]
+ids = model.signatures["serve_token_ids"]
+good = tf.constant([[101, 2000, 102]], tf.int32)
+requests = [
+    lambda: pair(text_a=tf.constant(["a", "b"]), text_b=tf.constant(["c"])),
+    lambda: ids(input_ids=-good, input_mask=tf.ones_like(good),
+                segment_ids=tf.zeros_like(good)),
+    lambda: ids(input_ids=good + 40000, input_mask=tf.ones_like(good),
+                segment_ids=tf.zeros_like(good)),
+    lambda: ids(input_ids=good, input_mask=tf.ones([1, 2], tf.int32),
+                segment_ids=tf.zeros_like(good)),
+]
+for request in requests:
+  try:
+    request()
+    print("ACCEPTED")
+  except tf.errors.InvalidArgumentError as e:
+    print("REFUSED", " ".join(e.message.split()))
+out = pair(text_a=tf.constant(["a", "b"]), text_b=tf.constant(["c", "d"]))
+print("STILL SERVING", out["input_ids"].shape[0])
+"""
+
+
+def test_bad_requests_are_refused_and_the_process_survives(exported):
+  _, _, path = exported
+  result = subprocess.run([sys.executable, "-c", BAD_REQUESTS, path],
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+  assert result.returncode == 0, result.stderr[-2000:]
+  lines = result.stdout.strip().splitlines()
+  assert [l.split()[0] for l in lines[:4]] == ["REFUSED"] * 4, lines
+  assert "same batch size" in lines[0] and "negative token id" in lines[1]
+  assert "outside the vocab" in lines[2] and "input_mask" in lines[3]
+  assert lines[-1] == "STILL SERVING 2"
