@@ -129,6 +129,7 @@ def run_demo(demo_dir, text_patterns=None, hparams=None, max_seconds=None):
              "eval_data": os.path.dirname(held_out[0])}
   if result.stopped_early:
     summary["stopped_early"] = True
+    summary["stop_signal"] = result.stop_signal
     return summary
   summary["eval"] = loop.evaluate(config, strategy, model_dir, held_out,
                                   special_ids, num_steps=0)

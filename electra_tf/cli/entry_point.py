@@ -72,7 +72,8 @@ def run_tool(name, define_flags, run, argv=None, translate_argv=None):
   Args:
     name: program name for messages.
     define_flags: function(flag_values) defining the tool's flags.
-    run: function(flag_values) doing the work; may raise `ElectraError`.
+    run: function(flag_values) doing the work; may raise `ElectraError`
+      and may return an exit code (e.g. 143 after a SIGTERM stop).
     argv: full argument list (program name first); defaults to `sys.argv`.
     translate_argv: optional function rewriting argv before parsing.
 
@@ -97,9 +98,9 @@ def run_tool(name, define_flags, run, argv=None, translate_argv=None):
     return EXIT_BAD_INPUT
   _start_logging()
   try:
-    run(flag_values)
+    code = run(flag_values)
   except errors.ElectraError as e:
     one_line = " ".join(str(e).split())  # wrapped library messages too
     print(f"{name}: error: {one_line}", file=sys.stderr)
     return EXIT_BAD_INPUT
-  return EXIT_OK
+  return code or EXIT_OK

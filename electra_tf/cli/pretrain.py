@@ -91,6 +91,12 @@ def _files(value, what):
   return pretrain_pipeline.list_shards(value)
 
 
+def _signal_exit_code(signum):
+  """128 + the signal that stopped a run (143 for SIGTERM, 130 for Ctrl-C),
+  so a scheduler sees a pre-empted run as interrupted; None otherwise."""
+  return None if signum is None else 128 + signum
+
+
 def _wants_demo(fv):
   if fv.demo is not None:
     return fv.demo
@@ -104,7 +110,7 @@ def pretrain(fv):
     summary = demo.run_demo(fv.demo_dir or DEFAULT_DEMO_DIR, fv.text,
                             fv.hparams, fv.max_seconds)
     print("\n".join(demo.report(summary)))
-    return
+    return _signal_exit_code(summary.get("stop_signal"))
   config = load_config(fv)
   model_dir = fv.model_dir or config.model_dir
   if not model_dir:
@@ -128,7 +134,7 @@ def pretrain(fv):
         health_files=_files(held_out, "eval data") if held_out else None)
     logging.info("step %d; checkpoint %s", result.step, result.checkpoint)
     if result.stopped_early:
-      return
+      return _signal_exit_code(result.stop_signal)
   if mode != "train":
     files = _files(fv.eval_data or config.eval_tfrecords
                    or config.pretrain_tfrecords, "eval data")

@@ -43,6 +43,7 @@ class RunResult:
   checkpoint: Optional[str]
   metrics: dict
   stopped_early: bool = False
+  stop_signal: Optional[int] = None  # SIGTERM/SIGINT that stopped the run
 
 
 def _reduce(strategy, per_replica):
@@ -88,6 +89,7 @@ class _StopRequest:
 
   def __init__(self):
     self.requested = False
+    self.signal = None
     self._previous = {}
 
   def __enter__(self):
@@ -104,6 +106,7 @@ class _StopRequest:
       raise KeyboardInterrupt
     logging.warning("signal %d: saving a checkpoint and stopping", signum)
     self.requested = True
+    self.signal = signum
 
   def __exit__(self, *exc):
     for sig, handler in self._previous.items():
@@ -207,7 +210,8 @@ def pretrain(config, strategy, model_dir, train_files, special_ids=None,
             f"{monitor.unhealthy_since}, over stop_if_unhealthy_steps="
             f"{config.stop_if_unhealthy_steps}; "
             f"{monitor.last[2].message()}")
-      result = RunResult(step, checkpoints.latest, values, stopping)
+      result = RunResult(step, checkpoints.latest, values, stopping,
+                         stop.signal if stopping else None)
       if stopping:
         logging.info("stopped at step %d; rerun to continue", step)
         break
