@@ -34,6 +34,23 @@ DEBUG_DEFAULTS = {"train_batch_size": 8, "num_train_steps": 20,
 SMALL_EMBEDDING_SIZE = 128
 OBJECTIVES = ("electra", "mlm", "electra_15", "replace_mlm", "all_tokens_mlm")
 OPTIMIZERS = ("adamw", "lamb")
+# (low, high, whether the ends are allowed) of the numeric hparams.
+HPARAM_RANGES = {
+    "gen_weight": (0.0, None, True), "disc_weight": (0.0, None, True),
+    "mask_prob": (0.0, 1.0, False), "learning_rate": (0.0, None, True),
+    "lr_decay_power": (0.0, None, True),
+    "weight_decay_rate": (0.0, None, True),
+    "num_warmup_steps": (0, None, True), "iterations_per_loop": (1, None, True),
+    "save_checkpoints_steps": (1, None, True),
+    "num_train_steps": (0, None, True), "num_eval_steps": (0, None, True),
+    "keep_checkpoint_max": (1, None, True), "vocab_size": (1, None, True),
+    "generator_layers": (0.0, 1.0, True),
+    "generator_hidden_size": (0.0, 1.0, True),
+    "temperature": (0.0, None, False), "max_seq_length": (2, None, True),
+    "train_batch_size": (1, None, True), "eval_batch_size": (1, None, True),
+    "num_tpu_cores": (1, None, True), "max_predictions_per_seq": (0, None, True),
+    "log_every_steps": (0, None, True), "embedding_size": (1, None, True),
+}
 PRECISIONS = ("float32", "mixed_bfloat16", "mixed_float16")
 
 
@@ -283,6 +300,7 @@ def _resolve_pretraining(passed):
               "stop_if_unhealthy_steps"):
     if values[key] < 0:
       raise errors.ConfigError(f"{key} must be >= 0, got {values[key]}")
+  check_ranges(values, HPARAM_RANGES)
   for key in ("electric_objective", "two_tower_generator"):
     if values[key]:
       raise errors.ConfigError(
@@ -301,6 +319,30 @@ def _resolve_objective(values, passed):
           f"electra_objective={values['electra_objective']} contradicts "
           f"objective={values['objective']!r}")
     values["electra_objective"] = values["objective"] != "mlm"
+
+
+def check_ranges(values, ranges):
+  """`ConfigError` naming the first value outside its range.
+
+  >>> check_ranges({"mask_prob": 1.5}, HPARAM_RANGES)
+  Traceback (most recent call last):
+  ...
+  electra_tf.errors.ConfigError: mask_prob must be in (0.0, 1.0), got 1.5
+  """
+  for key, (low, high, inclusive) in ranges.items():
+    value = values.get(key)
+    if value is None or isinstance(value, bool):
+      continue
+    too_low = value < low if inclusive else value <= low
+    too_high = high is not None and (value > high if inclusive
+                                     else value >= high)
+    if too_low or too_high:
+      if high is None:
+        bound = f">= {low}" if inclusive else f"> {low}"
+      else:
+        bound = (f"in [{low}, {high}]" if inclusive
+                 else f"in ({low}, {high})")
+      raise errors.ConfigError(f"{key} must be {bound}, got {value}")
 
 
 def _check_choice(values, key, choices):

@@ -6,6 +6,8 @@ import pytest
 
 import electra_tf
 from electra_tf import config as config_lib
+from electra_tf import errors
+from electra_tf.finetuning.config import FinetuningConfig
 
 ORIGINAL_KEYS_NOT_DERIVED_HERE = ()
 
@@ -142,3 +144,30 @@ def test_released_small_uses_a_full_width_generator():
   large = electra_tf.load_pretraining_config("electra_large")
   assert (large.mask_prob, large.train_batch_size,
           large.generator_config.hidden_size) == (0.25, 2048, 256)
+
+
+@pytest.mark.parametrize("hparams, message", [
+    ({"train_batch_size": 0}, "train_batch_size must be >= 1, got 0"),
+    ({"keep_checkpoint_max": 0}, "keep_checkpoint_max must be >= 1"),
+    ({"learning_rate": -1e-3}, "learning_rate must be >= 0.0"),
+    ({"mask_prob": 1.5}, "mask_prob must be in (0.0, 1.0), got 1.5"),
+    ({"temperature": 0.0}, "temperature must be > 0.0"),
+    ({"generator_hidden_size": 2.0}, "generator_hidden_size must be in"),
+])
+def test_numeric_hparams_out_of_range_are_refused(hparams, message):
+  with pytest.raises(errors.ConfigError) as error:
+    electra_tf.PretrainingConfig.from_hparams(hparams)
+  assert message in str(error.value)
+
+
+@pytest.mark.parametrize("hparams, message", [
+    ({"learning_rate": -1.0}, "learning_rate must be >= 0.0"),
+    ({"num_train_epochs": 0.0}, "num_train_epochs must be > 0.0"),
+    ({"warmup_proportion": 1.5}, "warmup_proportion must be in [0.0, 1.0]"),
+    ({"layerwise_lr_decay": -0.5}, "layerwise_lr_decay must be in"),
+])
+def test_finetuning_numeric_hparams_out_of_range_are_refused(hparams,
+                                                              message):
+  with pytest.raises(errors.ConfigError) as error:
+    FinetuningConfig.from_hparams(hparams)
+  assert message in str(error.value)

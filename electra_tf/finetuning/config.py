@@ -296,6 +296,17 @@ def _resolve(passed):
   return values
 
 
+# (low, high, whether the ends are allowed) of the other numeric hparams.
+RANGES = {
+    "learning_rate": (0.0, None, True), "weight_decay_rate": (0.0, None, True),
+    "layerwise_lr_decay": (0.0, 1.0, True),
+    "num_train_epochs": (0.0, None, False),
+    "warmup_proportion": (0.0, 1.0, True), "n_writes_test": (0, None, True),
+    "max_query_length": (1, None, True), "doc_stride": (1, None, True),
+    "n_best_size": (1, None, True), "max_answer_length": (1, None, True),
+    "answerable_weight": (0.0, None, True), "vocab_size": (1, None, True),
+    "num_tpu_cores": (1, None, True), "log_every_steps": (0, None, True),
+}
 # What a pretraining run's config.json tells finetuning about its encoder.
 PRETRAINED_KEYS = ("model_size", "model_hparam_overrides", "embedding_size",
                    "vocab_size", "do_lower_case", "vocab_file")
@@ -406,6 +417,7 @@ def _validate(values):
               "iterations_per_loop", "save_checkpoints_steps"):
     if values[key] < 1:
       raise errors.ConfigError(f"{key} must be at least 1, got {values[key]}")
+  config_lib.check_ranges(values, RANGES)
   template = values["raw_data_dir"]
   if template is not None and os.path.basename(
       os.path.dirname(template)) != RAW_DATA_FOLDER:
