@@ -55,6 +55,14 @@ def test_init_checkpoint_of_another_config(capsys, tmp_path):
   assert not os.path.exists(str(tmp_path / "m" / "checkpoint"))
 
 
+def test_eval_of_a_model_dir_without_checkpoints_is_refused(capsys,
+                                                          tmp_path):
+  shard = write_records(str(tmp_path / "d.tfrecord"), 20)
+  line = _error(capsys, "--hparams", json.dumps(TINY), "--eval_data", shard,
+                "--model_dir", str(tmp_path / "empty"), "--mode", "eval")
+  assert "nothing to evaluate: no checkpoint in" in line
+
+
 def test_help_lists_every_flag(capsys):
   assert pretrain.main(["electra-pretrain", "--help"]) == 0
   out = capsys.readouterr().out

@@ -38,8 +38,8 @@ def _write_atomically(path, text):
   tf.io.gfile.rename(temp, path, overwrite=True)
 
 
-def check_and_record_config(model_dir, config):
-  """Refuses a model dir made for another model; records the config."""
+def check_config(model_dir, config):
+  """Refuses a model dir whose recorded config is of another model."""
   path = os.path.join(model_dir, CONFIG_FILE)
   if tf.io.gfile.exists(path):
     with tf.io.gfile.GFile(path) as f:
@@ -51,8 +51,19 @@ def check_and_record_config(model_dir, config):
       raise errors.ConfigError(
           f"model dir {model_dir} holds a run of another model config ("
           + "; ".join(changed) + "); use a new model dir")
+
+
+def record_config(model_dir, config):
+  """Writes the config next to the checkpoints (after they restored)."""
   tf.io.gfile.makedirs(model_dir)
-  _write_atomically(path, config.to_json() + "\n")
+  _write_atomically(os.path.join(model_dir, CONFIG_FILE),
+                    config.to_json() + "\n")
+
+
+def check_and_record_config(model_dir, config):
+  """`check_config`, then `record_config`."""
+  check_config(model_dir, config)
+  record_config(model_dir, config)
 
 
 def dropout_states(model):

@@ -159,13 +159,16 @@ def pretrain(config, strategy, model_dir, train_files, special_ids=None,
     raise errors.ConfigError(
         f"train_batch_size {config.train_batch_size} is not divisible by the "
         f"{strategy.num_replicas_in_sync} replicas")
-  checkpointing.check_and_record_config(model_dir, config)
+  checkpointing.check_config(model_dir, config)
   model, optimizer, loss_scale = build_model_and_optimizer(
       config, strategy, special_ids)
   checkpoints = checkpointing.RunCheckpoints(
       model_dir, model, optimizer, keep=config.keep_checkpoint_max,
       every_steps=config.save_checkpoints_steps, loss_scale=loss_scale)
   logging.info("%s", checkpoints.restore(init_checkpoint))
+  # Recorded only now: a config refused by the restore must not replace
+  # the record of the model the dir holds.
+  checkpointing.record_config(model_dir, config)
   step = int(optimizer.iterations.numpy())
   total = config.num_train_steps
   if step >= total:
@@ -278,6 +281,10 @@ def evaluate(config, strategy, model_dir, eval_files, special_ids=None,
       config, strategy, special_ids)
   checkpoints = checkpointing.RunCheckpoints(model_dir, model, optimizer,
                                              loss_scale=loss_scale)
+  if not checkpoints.latest and not init_checkpoint:
+    raise errors.CheckpointError(
+        f"nothing to evaluate: no checkpoint in {model_dir} and no "
+        "init_checkpoint (metrics of random weights would mean nothing)")
   origin = checkpoints.restore(init_checkpoint)
   pretrain_pipeline.check_shards(eval_files, config.max_seq_length)
   dataset = _distributed_dataset(strategy, config, eval_files, 0,

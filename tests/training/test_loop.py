@@ -142,6 +142,15 @@ def test_model_dir_of_another_config_is_refused_untouched(shards, tmp_path):
   assert after == before
   with open(os.path.join(model_dir, "config.json")) as f:
     assert json.load(f)["embedding_size"] == 16
+  # Without its config.json, the refusal comes from the restore, and the
+  # refused config is not recorded: the right one still resumes after.
+  os.remove(os.path.join(model_dir, "config.json"))
+  with pytest.raises(electra_tf.CheckpointError, match="cannot restore"):
+    loop.pretrain(other, tf.distribute.get_strategy(), model_dir, shards)
+  assert not os.path.exists(os.path.join(model_dir, "config.json"))
+  result = loop.pretrain(tiny_config(num_train_steps=4),
+                         tf.distribute.get_strategy(), model_dir, shards)
+  assert result.step == 4
 
 
 def test_bad_shards_are_named(tmp_path):
