@@ -79,19 +79,26 @@ def load_dataset(path):
   return dataset["data"]
 
 
-def _field(mapping, key, location):
+def _field(mapping, key, location, kind=None):
+  """`mapping[key]`; `DataError` if it is missing or not of `kind`."""
   if not isinstance(mapping, dict) or key not in mapping:
     raise errors.DataError(f"{location}: missing key {key!r}")
-  return mapping[key]
+  value = mapping[key]
+  if kind is not None and not isinstance(value, kind):
+    expected = " or ".join(k.__name__ for k in (
+        kind if isinstance(kind, tuple) else (kind,)))
+    raise errors.DataError(f"{location}: {key!r} must be a {expected}, got "
+                           f"{type(value).__name__}")
+  return value
 
 
 def _answer_positions(qa, words, char_to_word, location, result):
   """(text, first word, last word) of a training answer; None if skipped."""
-  answers = _field(qa, "answers", location)
+  answers = _field(qa, "answers", location, list)
   if not answers:
     raise errors.DataError(f"{location}: answerable but has no answers")
-  text = _field(answers[0], "text", location)
-  offset = _field(answers[0], "answer_start", location)
+  text = _field(answers[0], "text", location, str)
+  offset = _field(answers[0], "answer_start", location, int)
   end_offset = offset + len(text) - 1
   if not text:
     result.skip(location, "empty answer text")
@@ -112,12 +119,12 @@ def _answer_positions(qa, words, char_to_word, location, result):
 
 def add_paragraph_examples(paragraph, path, is_train, v2, result):
   """Appends the examples of one paragraph's questions to `result`."""
-  words, char_to_word = split_words(_field(paragraph, "context", path))
-  for qa in _field(paragraph, "qas", path):
-    qas_id = _field(qa, "id", f"{path} (a question)")
+  words, char_to_word = split_words(_field(paragraph, "context", path, str))
+  for qa in _field(paragraph, "qas", path, list):
+    qas_id = str(_field(qa, "id", f"{path} (a question)", (str, int)))
     location = f"{path} (question {qas_id})"
     example = QAExample(eid=len(result.examples), qas_id=qas_id,
-                        question_text=_field(qa, "question", location),
+                        question_text=_field(qa, "question", location, str),
                         doc_tokens=tuple(words))
     if is_train:
       if v2 and _field(qa, "is_impossible", location):
@@ -153,7 +160,7 @@ class SquadTask(tasks.Task):
     path = self.split_path(data_dir, split)
     result = tasks.ReadResult()
     for article in load_dataset(path):
-      for paragraph in _field(article, "paragraphs", path):
+      for paragraph in _field(article, "paragraphs", path, list):
         add_paragraph_examples(paragraph, path, split == tasks.TRAIN,
                                self.v2, result)
     return result

@@ -103,6 +103,17 @@ def test_bad_files_raise_naming_file_and_question(tmp_path):
     squad.SQUAD_V2.read_examples(tmp_path, "train")
   with pytest.raises(errors.DataError, match="not found"):
     squad.SQUAD_V2.read_examples(tmp_path, "dev")
+  # Fields of the wrong type are named, not TypeError tracebacks.
+  write_squad(tmp_path, "squad", "train", [{"context": None, "qas": []}])
+  with pytest.raises(errors.DataError, match="'context' must be a str, got "
+                     "NoneType"):
+    squad.SQUAD_V2.read_examples(tmp_path, "train")
+  write_squad(tmp_path, "squad", "train", [{"context": CONTEXT, "qas": [
+      {"id": "q1", "question": QUESTION, "is_impossible": False,
+       "answers": [{"text": "1895", "answer_start": "5"}]}]}])
+  with pytest.raises(errors.DataError, match="question q1.*'answer_start' "
+                     "must be a int"):
+    squad.SQUAD_V2.read_examples(tmp_path, "train")
 
 
 def test_doc_spans_and_max_context():
