@@ -95,3 +95,7 @@ def main(argv=None):
 def run():
   """Console-script entry point."""
   raise SystemExit(main())
+
+
+if __name__ == "__main__":
+  run()

@@ -13,16 +13,20 @@ so the output equals the original `build_pretraining_dataset.py` run with
 """
 
 import contextlib
+import ctypes
 import dataclasses
 import gc
 import multiprocessing
+import os
 import random
+import signal
 
 from absl import logging
 import tensorflow as tf
 
 import electra_tf
 from electra_tf import errors
+from electra_tf import run_lock
 from electra_tf import tokenization
 from electra_tf.data import build_stats
 from electra_tf.data import line_tokenizers
@@ -34,6 +38,7 @@ from electra_tf.data import tfrecords
 DEFAULT_NUM_OUTPUT_FILES = 1000
 DEFAULT_SEED = 0
 RAM_FILESYSTEM = "ram://"
+_PR_SET_PDEATHSIG = 1  # prctl option (linux/prctl.h)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,7 +121,7 @@ def prepare_output_dir(config):
   """
   tf.io.gfile.makedirs(config.output_dir)
   entries = [name.rstrip("/") for name in tf.io.gfile.listdir(
-      config.output_dir)]
+      config.output_dir) if not run_lock.is_lock_file(name)]
   if config.num_workers > 1:
     own = _own_outputs(config)
     entries = [name for name in entries
@@ -207,12 +212,25 @@ def run_job(config, corpus, process_index):
   return stats
 
 
+def _die_with_parent():
+  """Pool worker setup: on Linux, the kernel kills this worker when the
+  build's main process dies (even by kill -9), so no orphan keeps writing."""
+  try:
+    libc = ctypes.CDLL(None)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+  except (OSError, AttributeError):
+    pass  # not Linux: workers end when their task queue closes
+  if os.getppid() == 1:  # the parent died before the line above ran
+    os._exit(1)  # pylint: disable=protected-access
+
+
 def _run_jobs(config, corpus):
   if config.num_processes == 1:
     return [run_job(config, corpus, 0)]
   # Spawned, not forked: TensorFlow's threads do not survive a fork.
   context = multiprocessing.get_context("spawn")
-  with context.Pool(config.num_processes) as pool:
+  with context.Pool(config.num_processes,
+                    initializer=_die_with_parent) as pool:
     return pool.starmap(run_job, [(config, corpus, process_index)
                                   for process_index in
                                   range(config.num_processes)])
@@ -253,13 +271,23 @@ def build_pretraining_dataset(config, corpus):
   """
   config.validate()
   settings = _settings(config, corpus)  # checks the vocab before any work
+  with run_lock.RunLock(config.output_dir, "dataset build",
+                        f"{run_lock.LOCK_FILE}.worker-{config.worker_index}"):
+    return _build(config, corpus, settings)
+
+
+def _build(config, corpus, settings):
   prepare_output_dir(config)
   stats = build_stats.BuildStats()
   for job_stats in _run_jobs(config, corpus):
     stats.merge(job_stats)
+  shards = config.worker_shards()
   if not stats.examples:
+    tfrecords.finalize_shards(config.output_dir, shards,
+                              config.num_output_files, keep=False)
     raise errors.DataError(f"empty corpus: {corpus.describe()} has no text "
                            f"to build examples from ({stats.summary()})")
+  tfrecords.finalize_shards(config.output_dir, shards, config.num_output_files)
   tfrecords.write_metadata(config.output_dir, config.worker_index,
                            config.num_workers, settings, stats)
   logging.info("built %s: %s", config.output_dir, stats.summary())

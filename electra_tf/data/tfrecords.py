@@ -89,10 +89,22 @@ class ShardWriter:
     self.num_written += 1
 
   def close(self):
-    """Closes every shard and moves it to its final name."""
-    for writer, path in zip(self._writers, self._paths):
+    """Closes every shard, still under its temporary name: the whole build
+    gives them their final names (`finalize_shards`) once every job is done,
+    so a killed build never leaves final-named shards behind."""
+    for writer in self._writers:
       writer.close()
+
+
+def finalize_shards(output_dir, shard_indices, num_shards, keep=True):
+  """Moves the given shards from their temporary names to their final ones
+  (or, with `keep=False`, deletes them)."""
+  for index in shard_indices:
+    path = tf.io.gfile.join(output_dir, shard_name(index, num_shards))
+    if keep:
       tf.io.gfile.rename(path + TEMP_SUFFIX, path, overwrite=True)
+    elif tf.io.gfile.exists(path + TEMP_SUFFIX):
+      tf.io.gfile.remove(path + TEMP_SUFFIX)
 
 
 def file_sha256(path):

@@ -5,6 +5,7 @@ One host call runs up to `iterations_per_loop` steps inside a tf.function
 so checkpoints land exactly every `save_checkpoints_steps` steps.
 """
 
+import contextlib
 import dataclasses
 import itertools
 import os
@@ -17,6 +18,7 @@ import tensorflow as tf
 from absl import logging
 
 from electra_tf import errors
+from electra_tf import run_lock
 from electra_tf.data import pretrain_pipeline
 from electra_tf.modeling import sizes
 from electra_tf.pretraining import health
@@ -154,7 +156,18 @@ def pretrain(config, strategy, model_dir, train_files, special_ids=None,
   Returns a `RunResult`. `max_seconds` stops early (after saving) once that
   much wall time has passed; rerunning continues. `health_files`: held-out
   TFRecords for the health checks (default: the first training batches).
+  The chief holds `model_dir`'s run lock: a second run on it is refused.
   """
+  lock = (run_lock.RunLock(model_dir, "pretraining run")
+          if strategy.extended.should_checkpoint
+          else contextlib.nullcontext())
+  with lock:
+    return _pretrain(config, strategy, model_dir, train_files, special_ids,
+                     init_checkpoint, max_seconds, peak_flops, health_files)
+
+
+def _pretrain(config, strategy, model_dir, train_files, special_ids,
+              init_checkpoint, max_seconds, peak_flops, health_files):
   if config.train_batch_size % strategy.num_replicas_in_sync:
     raise errors.ConfigError(
         f"train_batch_size {config.train_batch_size} is not divisible by the "

@@ -81,6 +81,8 @@ def test_processes_are_reproducible(small_corpus, small_config, tmp_path):
   tf.io.gfile.makedirs(in_process.output_dir)
   for process_index in range(2):
     pretraining_dataset.run_job(in_process, small_corpus, process_index)
+  tfrecords.finalize_shards(in_process.output_dir, in_process.worker_shards(),
+                            in_process.num_output_files)
   assert _shard_contents(parallel.output_dir) == _shard_contents(
       in_process.output_dir)
   assert len(_shard_contents(parallel.output_dir)) == 4
