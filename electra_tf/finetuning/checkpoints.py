@@ -25,6 +25,7 @@ from absl import logging
 
 from electra_tf import config as base_config
 from electra_tf import errors
+from electra_tf.checkpoints import intact
 from electra_tf.checkpoints import original_format
 from electra_tf.checkpoints import tf1_names
 from electra_tf.finetuning import config as config_lib
@@ -57,7 +58,7 @@ def resolve_checkpoint(path):
   if tf.io.gfile.exists(path + ".index"):
     return path
   if tf.io.gfile.isdir(path):
-    latest = tf.train.latest_checkpoint(path)
+    latest = intact.newest_intact(path)
     if latest:
       return latest
     raise errors.CheckpointError(f"no checkpoint in directory {path}")

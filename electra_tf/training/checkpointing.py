@@ -17,6 +17,7 @@ import tensorflow as tf
 from absl import logging
 
 from electra_tf import errors
+from electra_tf.checkpoints import intact
 from electra_tf.checkpoints import original_format
 from electra_tf.checkpoints import tf1_names
 
@@ -98,16 +99,26 @@ class RunCheckpoints:
     """Restores per the resume order above; returns a description."""
     if self.latest:
       try:
-        (self.checkpoint.read(self.latest).assert_existing_objects_matched()
-         .expect_partial())
-      except (AssertionError, ValueError, tf.errors.OpError) as e:
-        raise errors.CheckpointError(
-            f"cannot restore {self.latest} into this model: "
-            f"{str(e).strip().splitlines()[0]}") from None
-      return f"resumed from {self.latest}"
+        return self._resume_from(self.latest)
+      except errors.CheckpointError:
+        if intact.damage(self.latest) is None:
+          raise  # readable, but not of this model
+        # A damaged newest checkpoint: resume from the newest intact one.
+        return self._resume_from(intact.newest_intact(self.model_dir))
     if init_checkpoint:
       return self._initialize_from(init_checkpoint)
     return "initialised from scratch"
+
+  def _resume_from(self, prefix):
+    try:
+      (self.checkpoint.read(prefix).assert_existing_objects_matched()
+       .expect_partial())
+    except (AssertionError, ValueError, IndexError, tf.errors.OpError) as e:
+      raise errors.CheckpointError(
+          f"cannot restore {prefix} into this model: "
+          f"{(str(e).strip().splitlines() or [type(e).__name__])[0]}"
+      ) from None
+    return f"resumed from {prefix}"
 
   def _initialize_from(self, path):
     if tf.io.gfile.isdir(path) and tf.train.latest_checkpoint(path):

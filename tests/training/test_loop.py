@@ -11,6 +11,7 @@ import electra_tf
 from electra_tf import errors
 from electra_tf.checkpoints import tf1_names
 from electra_tf.data import pretrain_pipeline
+from electra_tf.finetuning import checkpoints as finetuning_checkpoints
 from electra_tf.training import checkpointing
 from electra_tf.training import loop
 from electra_tf.training import optimization
@@ -201,3 +202,22 @@ def test_init_checkpoint_must_hold_the_encoder(shards, tmp_path):
   with pytest.raises(errors.CheckpointError,
                      match="holds no encoder of this model config"):
     checkpoints.restore(other + "-1")
+
+
+def test_a_damaged_newest_checkpoint_falls_back_to_an_intact_one(shards,
+                                                                 tmp_path):
+  model_dir = str(tmp_path / "m")
+  config = tiny_config(num_train_steps=4, save_checkpoints_steps=2)
+  loop.pretrain(config, tf.distribute.get_strategy(), model_dir, shards)
+  data = tf.io.gfile.glob(os.path.join(model_dir, "ckpt-4.data-*"))[0]
+  with open(data, "r+b") as f:
+    f.truncate(os.path.getsize(data) // 2)
+  result = loop.pretrain(config.override(num_train_steps=6),
+                         tf.distribute.get_strategy(), model_dir, shards)
+  assert result.step == 6  # resumed at step 2, trained on to 6
+  # Export (and finetuning's init) pick the newest intact checkpoint too.
+  newest = tf.io.gfile.glob(os.path.join(model_dir, "ckpt-6.data-*"))[0]
+  with open(newest, "r+b") as f:
+    f.truncate(10)
+  assert finetuning_checkpoints.resolve_checkpoint(model_dir).endswith(
+      "ckpt-4")
