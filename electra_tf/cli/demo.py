@@ -18,6 +18,7 @@ from absl import logging
 from electra_tf import config as config_lib
 from electra_tf import errors
 from electra_tf import tokenization
+from electra_tf.cli import replacement_probe
 from electra_tf.data import corpus as corpus_lib
 from electra_tf.data import dataset_checks
 from electra_tf.data import docstring_corpus
@@ -135,8 +136,18 @@ def run_demo(demo_dir, text_patterns=None, hparams=None, max_seconds=None):
                                   special_ids, num_steps=0)
   summary["export"] = _export(config, model_dir, vocab_file,
                               os.path.join(demo_dir, "export"), special_ids)
+  summary["probe"] = _probe(files[-1], summary["export"], vocab_file)
   summary["seconds"] = time.time() - started
   return summary
+
+
+def _probe(held_out_file, export_dir, vocab_file):
+  """The exported model on a held-out sentence with one word replaced."""
+  with tf.io.gfile.GFile(held_out_file) as f:
+    sentence = replacement_probe.pick_sentence(f)
+  if sentence is None:
+    return None
+  return replacement_probe.probe(export_dir, vocab_file, sentence)
 
 
 def report(summary):
@@ -155,6 +166,8 @@ def report(summary):
           f"{k} {metrics[k]:.3f}" for k in (
               "masked_lm_accuracy", "sampled_masked_lm_accuracy",
               "disc_accuracy", "disc_auc") if k in metrics))
+  if summary.get("probe") is not None:
+    lines += summary["probe"].lines()
   lines += [f"  SavedModel:   {summary['export']}",
             f"  TensorBoard:  tensorboard --logdir {summary['model_dir']}",
             "  Try it:       python -c \"import tensorflow as tf, "

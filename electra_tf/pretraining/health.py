@@ -16,9 +16,13 @@ eval batches (never in the train step), show it while the run trains:
   strong leaves nothing to detect; too weak, nothing worth detecting).
 
 `verdict` turns them into "healthy" or named symptoms with what usually
-helps. Thresholds (see `THRESHOLDS`) come from runs of this package:
-collapsed runs had `cls_cosine` 0.9999 and `disc_loss_gain` under 0.03;
-runs that transferred had them below 0.9 and above 0.15.
+helps. Thresholds (see `THRESHOLDS`) come from runs of this package on the
+study data (4 layers, hidden 128, 1,000-1,500 steps): a run collapsed by
+too high a learning rate (3e-3) had `disc_loss_gain` 0.00 and `cls_cosine`
+1.0000; runs stuck near the base rate with plausible replacements
+(sampling temperature 1) had gains of 0.016-0.029 and AUCs near 0.6; a run
+learning to detect (temperature 2) had a gain of 0.19 and an AUC of 0.83
+by step 500.
 
 Shape legend: B batch, L sequence length, H hidden size.
 """
