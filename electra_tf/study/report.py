@@ -72,6 +72,7 @@ def markdown(results):
   lines += ["", "Paired differences of the mean over tasks:", ""]
   lines += [_difference(name, value)
             for name, value in summary["paired"].items()]
+  lines += _health_lines(results)
   lines += ["", "Along the budget (mean over tasks):", "",
             "| model | step | pretraining FLOPs | mean over tasks |",
             "| --- | --- | --- | --- |"]
@@ -79,6 +80,30 @@ def markdown(results):
     lines += [f"| {label} | {p['step']} | {p['flops']:.3g} | "
               f"{_estimate(p['mean_over_tasks'])} |" for p in points]
   return "\n".join(lines) + "\n"
+
+
+HEALTH_COLUMNS = (("disc_auc", "disc AUC"), ("disc_loss_gain", "loss gain"),
+                  ("cls_cosine", "[CLS] cosine"),
+                  ("masked_lm_accuracy", "MLM accuracy"),
+                  ("sampled_masked_lm_accuracy", "sampled accuracy"))
+
+
+def _health_lines(results):
+  """Pretraining eval (held-out) and health verdict of each checkpoint."""
+  lines = ["", "Pretraining on held-out text at each finetuned checkpoint "
+           "(see README, Pretraining health):", "",
+           "| model | seed | step | " + " | ".join(
+               name for _, name in HEALTH_COLUMNS) + " | verdict |",
+           "|" + " --- |" * (len(HEALTH_COLUMNS) + 4)]
+  for run in results["pretraining"]:
+    for step, metrics in sorted(run["eval"].items(), key=lambda i: int(i[0])):
+      cells = [f"{metrics[key]:.3f}" if key in metrics else "–"
+               for key, _ in HEALTH_COLUMNS]
+      verdict = ("healthy" if metrics.get("healthy", 0.0) >= 1.0
+                 else "unhealthy")
+      lines.append(f"| {run['objective']} | {run['seed']} | {step} | "
+                   + " | ".join(cells) + f" | {verdict} |")
+  return lines
 
 
 def _pyplot():
