@@ -142,12 +142,10 @@ def run_demo(demo_dir, text_patterns=None, hparams=None, max_seconds=None):
 
 
 def _probe(held_out_file, export_dir, vocab_file):
-  """The exported model on a held-out sentence with one word replaced."""
+  """The exported model on held-out sentences, one word of each replaced."""
   with tf.io.gfile.GFile(held_out_file) as f:
-    sentence = replacement_probe.pick_sentence(f)
-  if sentence is None:
-    return None
-  return replacement_probe.probe(export_dir, vocab_file, sentence)
+    sentences = replacement_probe.pick_sentences(f)
+  return replacement_probe.probe(export_dir, vocab_file, sentences)
 
 
 def report(summary):
@@ -166,8 +164,7 @@ def report(summary):
           f"{k} {metrics[k]:.3f}" for k in (
               "masked_lm_accuracy", "sampled_masked_lm_accuracy",
               "disc_accuracy", "disc_auc") if k in metrics))
-  if summary.get("probe") is not None:
-    lines += summary["probe"].lines()
+  lines += replacement_probe.report_lines(summary.get("probe") or [])
   lines += [f"  SavedModel:   {summary['export']}",
             f"  TensorBoard:  tensorboard --logdir {summary['model_dir']}",
             "  Try it:       python -c \"import tensorflow as tf, "
