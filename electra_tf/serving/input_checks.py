@@ -29,11 +29,11 @@ def check_token_features(features, vocab_size):
           tf.shape(features[name]), tf.shape(ids),
           message=f"{name} must have the shape of input_ids")
       for name in (F.INPUT_MASK, F.SEGMENT_IDS)]
-  checks += [
-      tf.debugging.assert_non_negative(ids, message="negative token id"),
-      tf.debugging.assert_less(
-          ids, tf.cast(vocab_size, ids.dtype),
-          message=f"token id outside the vocab (size {vocab_size})")]
+  outside = (ids < 0) | (ids >= tf.cast(vocab_size, ids.dtype))  # [B, L]
+  checks.append(tf.debugging.Assert(
+      tf.logical_not(tf.reduce_any(outside)),
+      [f"token ids must be in [0, {vocab_size}); got",
+       tf.boolean_mask(ids, outside)], summarize=5))
   for name in (F.INPUT_MASK, F.SEGMENT_IDS):
     values = features[name]
     checks.append(tf.debugging.assert_equal(

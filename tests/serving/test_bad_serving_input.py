@@ -43,7 +43,9 @@ def test_bad_texts_give_one_result_each(exports, served, name, case):
 
 
 @pytest.mark.parametrize("name", TASKS)
-def test_out_of_vocab_id_is_a_clear_error(served, name):
+def test_out_of_vocab_id_is_a_clear_error(exports, served, name):
   error = served.errors[f"{name}.bad.out_of_vocab_id"]
   assert error.startswith("InvalidArgumentError")
-  assert f"= {conftest.OUT_OF_VOCAB_ID} is not in [0, " in error
+  vocab_size = exports[name].config.vocab_size
+  assert (f"token ids must be in [0, {vocab_size}); got] "
+          f"[{conftest.OUT_OF_VOCAB_ID}]") in error
