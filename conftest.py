@@ -16,3 +16,16 @@ NUM_LOGICAL_CPUS = 4
 _cpu = tf.config.list_physical_devices("CPU")[0]
 tf.config.set_logical_device_configuration(
     _cpu, [tf.config.LogicalDeviceConfiguration()] * NUM_LOGICAL_CPUS)
+
+
+def pytest_collection_modifyitems(config, items):
+  """Under pytest-xdist (`-n 2 --dist loadgroup`), keeps each file's tests
+  on one worker, and all of tests/serving on one (they share exports built
+  once per session)."""
+  if not config.pluginmanager.hasplugin("xdist"):
+    return
+  import pytest  # pylint: disable=g-import-not-at-top
+  for item in items:
+    path = item.path.as_posix()
+    group = "tests/serving" if "/tests/serving/" in path else path
+    item.add_marker(pytest.mark.xdist_group(group))

@@ -172,7 +172,8 @@ class PretrainingConfig:
   # Pretraining health (pretraining/health.py): checked on
   # `health_eval_batches` held-out batches (eval_tfrecords, else training
   # data) every `health_every_steps` (0: at each checkpoint) once warmup is
-  # over; `stop_if_unhealthy_steps` > 0 stops a run unhealthy that long.
+  # over (0 batches: no checks); `stop_if_unhealthy_steps` > 0 stops a run
+  # unhealthy that long.
   health_every_steps: int = 0
   health_eval_batches: int = 4
   stop_if_unhealthy_steps: int = 0

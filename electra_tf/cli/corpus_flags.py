@@ -21,6 +21,10 @@ def define_corpus_flags(flag_values):
                       flag_values=flag_values)
   flags.DEFINE_string("tfds_text_key", "text", "TFDS feature with the text.",
                       flag_values=flag_values)
+  flags.DEFINE_string(
+      "tfds_data_dir", None, "Where TFDS keeps prepared datasets (local or "
+      "gs://; default: TFDS's own, ~/tensorflow_datasets).",
+      flag_values=flag_values)
   flags.DEFINE_integer(
       "max_line_chars", corpus.MAX_LINE_CHARS, "Longer lines are skipped "
       "and counted.", lower_bound=1, flag_values=flag_values)
@@ -40,6 +44,7 @@ def corpus_from_flags(flag_values):
   if flag_values.tfds_name:
     return tfds_corpus.TFDSCorpus(
         flag_values.tfds_name, flag_values.tfds_split,
-        flag_values.tfds_text_key, max_line_chars=flag_values.max_line_chars)
+        flag_values.tfds_text_key, max_line_chars=flag_values.max_line_chars,
+        data_dir=flag_values.tfds_data_dir)
   return corpus.FileCorpus.from_patterns(flag_values.input,
                                          flag_values.max_line_chars)

@@ -24,12 +24,14 @@ class TFDSCorpus:
     text_key: the feature holding the document text.
     records: optional sequence of dicts to use instead of `tfds.load`.
     max_line_chars: longer lines are skipped and counted.
+    data_dir: where TFDS keeps prepared datasets (None: its default).
   """
   name: str
   split: str = "train"
   text_key: str = "text"
   records: tuple = None
   max_line_chars: int = corpus.MAX_LINE_CHARS
+  data_dir: str = None
 
   def describe(self):
     return f"tfds:{self.name}/{self.split}[{self.text_key}]"
@@ -41,7 +43,7 @@ class TFDSCorpus:
       return itertools.islice(self.records, shard_index, None, num_shards)
     import tensorflow_datasets as tfds  # pylint: disable=import-outside-toplevel
     try:
-      dataset = tfds.load(self.name, split=self.split)
+      dataset = tfds.load(self.name, split=self.split, data_dir=self.data_dir)
     except Exception as e:  # tfds raises many types for unknown names
       raise errors.DataError(
           f"cannot load TFDS dataset {self.name!r} split {self.split!r}: "

@@ -9,6 +9,8 @@ import tensorflow as tf
 
 import electra_tf
 from electra_tf.checkpoints import tf1_names
+from electra_tf.training import checkpointing
+from electra_tf.training import loop
 from tests.conftest import load_golden
 
 
@@ -93,3 +95,27 @@ def test_truncated_and_absent_checkpoints_are_clear_errors(tmp_path):
   with pytest.raises(electra_tf.CheckpointError,
                      match=r"cannot read checkpoint .*nowhere"):
     electra_tf.load_original_checkpoint(model, str(tmp_path / "nowhere"))
+
+
+def test_init_from_a_tf1_checkpoint_with_global_step_and_adam_slots():
+  """The original's checkpoint after one optimizer step (as a released
+  model holds them): weights, global_step and every Adam slot restored."""
+  golden = load_golden("tiny_proj")
+  path = os.path.join(golden.path, "ckpt_after_step", "model.ckpt")
+  model, optimizer, _ = loop.build_model_and_optimizer(
+      golden.config, tf.distribute.get_strategy(), None)
+  origin = checkpointing.RunCheckpoints(
+      "ram://tf1_init_run", model, optimizer).restore(init_checkpoint=path)
+  assert "global_step 16" in origin and "Adam slots" in origin
+  assert int(optimizer.iterations.numpy()) == 16
+  assert_bit_equal(values(model), {k: v for k, v in golden.after_step().items()
+                                   if k != "global_step"})
+  reader = tf.train.load_checkpoint(path)
+  table = tf1_names.pretrainer_variables(model)
+  nonzero = 0
+  for name, variable in table.items():
+    m, v = optimizer.slots(variable)
+    np.testing.assert_array_equal(m.numpy(), reader.get_tensor(f"{name}/adam_m"))
+    np.testing.assert_array_equal(v.numpy(), reader.get_tensor(f"{name}/adam_v"))
+    nonzero += bool(np.abs(v.numpy()).max() > 0)
+  assert nonzero > len(table) // 2

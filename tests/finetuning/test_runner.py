@@ -11,6 +11,7 @@ from absl import logging
 
 from electra_tf.finetuning import checkpoints
 from electra_tf.finetuning import runner
+from electra_tf.finetuning import layerwise_lr
 from electra_tf.finetuning import train_loop
 from electra_tf.finetuning.config import FinetuningConfig
 from tests.finetuning import synthetic_tasks
@@ -116,3 +117,41 @@ def test_one_float16_step_with_loss_scaling(tmp_path):
   assert np.isfinite(float(sums["loss"])) and float(sums["examples"]) == 3.0
   assert int(trainee.optimizer.iterations.numpy()) == 1
   assert trainee.model.task_heads["sts"].dense.kernel.dtype == "float32"
+
+
+def test_layerwise_learning_rates_are_applied_in_a_step(tmp_path):
+  """One step with decay 0.8 moves each variable by its multiplier times
+  what the same step moves it with no decay (first Adam step, no weight
+  decay: the update is linear in the learning rate)."""
+  deltas, multipliers = [], None
+  for decay in (0.8, 1.0):
+    config = FinetuningConfig.from_hparams(synthetic_tasks.finetune_hparams(
+        task_names=["sts"], layerwise_lr_decay=decay, weight_decay_rate=0.0,
+        warmup_proportion=0.0))
+    trainee = train_loop.build_trainee(config, tf.distribute.get_strategy(),
+                                       str(tmp_path / str(decay)), {}, 10,
+                                       seed=0)
+    model = trainee.model
+    before = [v.numpy() for v in model.trainable_variables]
+    ids = np.array([[2, 10, 11, 3, 12, 3, 0, 0]] * 4, np.int32)
+    train_loop.FinetuneStep(model, trainee.optimizer)({
+        "input_ids": ids, "input_mask": (ids > 0).astype(np.int32),
+        "segment_ids": np.zeros_like(ids),
+        "targets": np.linspace(0, 1, 4).astype(np.float32),
+        "task_id": np.zeros(4, np.int32)})
+    deltas.append([v.numpy() - b
+                   for v, b in zip(model.trainable_variables, before)])
+    if multipliers is None:
+      factors = layerwise_lr.lr_multipliers(model, decay,
+                                            config.layerwise_lr_decay_mode)
+      multipliers = [factors[v.value.ref()] for v in model.trainable_variables]
+  assert min(multipliers) < 0.8 ** 2 and max(multipliers) == 1.0
+  moved = 0
+  for decayed, plain, factor in zip(*deltas, multipliers):
+    if np.abs(plain).max() > 0:
+      moved += 1
+      # Multipliers differ by 20% steps; the tolerance is float32 storage
+      # of weights up to ~1 (a delta is a difference of two of them).
+      np.testing.assert_allclose(decayed, factor * plain, rtol=1e-3,
+                                 atol=2.5e-7)
+  assert moved > 10

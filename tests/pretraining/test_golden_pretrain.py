@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from electra_tf.pretraining import metrics
+
 EXACT = {
     "masked_lm_positions": "masked_lm_positions",
     "masked_lm_ids": "masked_lm_ids",
@@ -39,3 +41,18 @@ def test_pretraining_forward_matches_the_original(golden):
     np.testing.assert_allclose(np.asarray(out[ours]),
                                golden.arrays[f"pretrain/{theirs}"],
                                rtol=0, atol=ATOL, err_msg=ours)
+
+
+def test_eval_metrics_match_the_original(golden):
+  """The original's eval metrics (tf.metrics over one batch) on the same
+  forward pass: accuracies, the discriminator's loss, AUC, precision and
+  recall."""
+  model = golden.loaded_pretrainer()
+  out = model(golden.features(), training=False, noise=golden.noise())
+  got = metrics.finalize({k: np.asarray(v)
+                          for k, v in metrics.metric_sums(out).items()})
+  expected = golden.info["pretrain_eval_metrics"]
+  assert set(expected) <= set(got)
+  for name, value in expected.items():
+    np.testing.assert_allclose(got[name], value, rtol=0, atol=1e-5,
+                               err_msg=name)

@@ -197,6 +197,7 @@ def test_bad_requests_are_refused_and_the_process_survives(exported):
   assert result.returncode == 0, result.stderr[-2000:]
   lines = result.stdout.strip().splitlines()
   assert [l.split()[0] for l in lines[:4]] == ["REFUSED"] * 4, lines
-  assert "same batch size" in lines[0] and "negative token id" in lines[1]
+  assert "same batch size" in lines[0]
+  assert "token ids must be in [0, " in lines[1] and "] [-101" in lines[1]
   assert "outside the vocab" in lines[2] and "input_mask" in lines[3]
   assert lines[-1] == "STILL SERVING 2"

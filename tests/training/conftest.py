@@ -17,6 +17,8 @@ def tiny_config(**overrides):
       "eval_batch_size": 8, "learning_rate": 1e-3, "num_warmup_steps": 2,
       "num_train_steps": 6, "iterations_per_loop": 2,
       "save_checkpoints_steps": 2, "seed": 3,
+      # Health checks cost an eval pass per checkpoint; their tests ask.
+      "health_eval_batches": 0,
       # XLA compiles take seconds; the tests that need XLA turn it on.
       "jit_compile": False,
       "model_hparam_overrides": {"hidden_size": 32, "num_hidden_layers": 2,

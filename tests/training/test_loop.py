@@ -57,7 +57,9 @@ def test_mirrored_replicas_match_one_device(shards, tmp_path, replicas):
   # With the default dropout (0.1): each example's masks depend on its
   # global index, not on where it sits in its replica's batch.
   config = tiny_config(num_train_steps=3, iterations_per_loop=3,
-                       save_checkpoints_steps=3)
+                       save_checkpoints_steps=3, model_hparam_overrides={
+                           "hidden_size": 32, "num_hidden_layers": 1,
+                           "num_attention_heads": 2, "intermediate_size": 64})
   one = loop.pretrain(config, tf.distribute.get_strategy(),
                       str(tmp_path / "one"), shards)
   devices = [f"/cpu:{i}" for i in range(replicas)]

@@ -5,7 +5,8 @@ Run from the repository root when the goldens change:
 Arrays are packed per set into one compressed `arrays.npz` (keys are
 `<folder>/<name>`); the TF1 checkpoint before the step is copied as is, and
 the model variables after the step (optimizer slots dropped) go into
-`after_step.npz` keyed by their TF1 names.
+`after_step.npz` keyed by their TF1 names. One set keeps its whole TF1
+checkpoint after the step (weights, Adam slots, global_step).
 """
 
 import json
@@ -19,6 +20,7 @@ import tensorflow as tf
 SETS = ("tiny_proj", "tiny_noproj_gen1_mask25_T05_disallow")
 FOLDERS = ("inputs", "disc_only", "pretrain", "pretrain/grads")
 SKIPPED = ("mlm_probs.npy",)  # softmax of mlm_logits: derivable, large
+WHOLE_CHECKPOINT_AFTER_STEP = ("tiny_proj",)
 
 
 def copy_set(source, target):
@@ -41,6 +43,9 @@ def copy_set(source, target):
            for name in reader.get_variable_to_shape_map()
            if not name.endswith(("adam_m", "adam_v"))}
   np.savez_compressed(os.path.join(target, "after_step.npz"), **after)
+  if os.path.basename(source) in WHOLE_CHECKPOINT_AFTER_STEP:
+    shutil.copytree(os.path.join(source, "ckpt_after_step"),
+                    os.path.join(target, "ckpt_after_step"), dirs_exist_ok=True)
 
 
 def main(golden_model_dir):
