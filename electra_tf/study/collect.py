@@ -86,14 +86,17 @@ def results(study, schedules, pretraining, finetuned, random_init, tfidf,
   for label, schedule in schedules.items():
     points = []
     for step in schedule.checkpoint_steps:
+      if (label, step) not in by_step:  # not finetuned yet
+        continue
       estimates, means = _estimates(by_step[(label, step)])
       points.append({"step": step, "flops": schedule.flops_at(step),
                      **estimates})
-      final[label] = means
+      if step == schedule.num_train_steps:
+        final[label] = means
     summary["objectives"][label] = points
   reference = study.reference_objective
-  for label in schedules:
-    if label != reference:
+  for label in final:
+    if label != reference and reference in final:
       summary["paired"][f"{reference} - {label}"] = _paired(
           final[reference], final[label])
   random_runs = []
@@ -106,7 +109,7 @@ def results(study, schedules, pretraining, finetuned, random_init, tfidf,
                                                     tasks[name].task, split)
     estimates, random_means = _estimates(scores)
     summary["random_init"] = estimates
-    for label in schedules:
+    for label in final:
       expanded = {(pseed, fseed): random_means[fseed]
                   for pseed, fseed in final[label] if fseed in random_means}
       summary["paired"][f"{label} - random_init"] = _paired(final[label],

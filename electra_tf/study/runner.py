@@ -185,31 +185,51 @@ class Study:
   # -------------------------------------------------------------- the study
 
   def run(self):
+    """Pretrains every objective; finetunes the end-of-budget checkpoints
+    and the references and writes the report; then finetunes the earlier
+    checkpoints and writes the report again with them."""
     self.data = study_data.prepare(self.study, self.output_dir)
     self.plan()
     self.progress.data_done()
     pretraining, finetuned = {}, {}
+    configs = {}
     for seed in self.study.pretrain_seeds:
       for label in self.study.objectives:
-        evaluations = self.pretrain(label, seed)
-        pretraining[(label, seed)] = evaluations
-        config = budget.with_steps(self.objective_config(label, seed),
-                                   self.schedules[label])
-        for step in self.schedules[label].checkpoint_steps:
+        pretraining[(label, seed)] = self.pretrain(label, seed)
+        configs[(label, seed)] = budget.with_steps(
+            self.objective_config(label, seed), self.schedules[label])
+
+    def finetune_checkpoints(last):
+      for (label, seed), config in configs.items():
+        steps = self.schedules[label].checkpoint_steps
+        for step in (steps[-1:] if last else steps[:-1]):
           checkpoint = os.path.join(pretrain_dir(self.output_dir, label,
                                                  seed), f"ckpt-{step}")
           finetuned[(label, seed, step)] = self.finetune_all(
               init_name(label, seed, step), checkpoint, config)
+
+    finetune_checkpoints(last=True)
     random_init = None
     if RANDOM_INIT in self.study.references:
       config = self.objective_config(self.study.reference_objective,
                                      self.study.pretrain_seeds[0])
       random_init = self.finetune_all(RANDOM_INIT, None, config)
     tfidf = self.tfidf_scores() if "tfidf" in self.study.references else None
-    results = collect.results(self.study, self.schedules, pretraining,
-                              finetuned, random_init, tfidf,
-                              self.tasks, self.output_dir)
-    return report.write(results, self.output_dir)
+
+    def write_report():
+      return report.write(
+          collect.results(self.study, self.schedules, pretraining, finetuned,
+                          random_init, tfidf, self.tasks, self.output_dir),
+          self.output_dir)
+
+    if self.study.num_checkpoints == 1:
+      return write_report()
+    write_report()
+    logging.info("study: report of the end-of-budget checkpoints written to "
+                 "%s; finetuning the earlier checkpoints next",
+                 self.output_dir)
+    finetune_checkpoints(last=False)
+    return write_report()
 
   def tfidf_scores(self):
     path = os.path.join(self.output_dir, "reference", "tfidf.json")

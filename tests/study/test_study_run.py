@@ -42,7 +42,7 @@ STUDY = {
                          "max_seq_length": 32, "num_warmup_steps": 2,
                          "iterations_per_loop": 4, "jit_compile": False,
                          "num_eval_steps": 2},
-    "budget_steps": 4, "num_checkpoints": 1, "pretrain_seeds": [0],
+    "budget_steps": 4, "num_checkpoints": 2, "pretrain_seeds": [0],
     "finetune_seeds": [0, 1], "tasks": ["tasks/sentiment.json"],
     "finetune_hparams": {"num_train_epochs": 1.0, "max_seq_length": 32,
                          "jit_compile": False, "train_batch_size": 8,
@@ -101,7 +101,11 @@ def test_a_killed_study_resumes_reuses_and_reports(study_dir):
   assert abs(objectives["mlm"]["total_flops"]
              - objectives["electra"]["total_flops"]) <= objectives[
                  "mlm"]["flops_per_step"]
-  assert len(results["runs"]) == 4 and len(results["random_init"]) == 2
+  # 2 objectives x 2 checkpoints x 2 seeds; the paired difference and the
+  # references are of the end-of-budget checkpoints.
+  assert len(results["runs"]) == 8 and len(results["random_init"]) == 2
+  assert [p["step"] for p in results["summary"]["objectives"]["electra"]] == [
+      2, 4]
   paired = results["summary"]["paired"]["electra - mlm"]
   assert paired["n"] == 2
   assert set(results["tfidf"]["sentiment"]) == {"accuracy", "macro_f1"}
