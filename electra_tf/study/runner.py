@@ -106,7 +106,7 @@ class Study:
 
   def pretrain(self, label, seed):
     """Runs (or resumes, or reuses) one pretraining run; evaluates its
-    checkpoints. Returns {step: eval metrics}."""
+    end-of-budget checkpoint. Returns {step: eval metrics}."""
     schedule = self.schedules[label]
     config = budget.with_steps(self.objective_config(label, seed), schedule)
     run_dir = pretrain_dir(self.output_dir, label, seed)
@@ -124,18 +124,23 @@ class Study:
                                health_files=self.data.eval_files)
         if result.stopped_early:
           raise StudyStopped()
-      evaluations = self._evaluate_checkpoints(config, run_dir, schedule,
-                                               special_ids)
+      evaluations = self.evaluate_checkpoints(
+          label, seed, schedule.checkpoint_steps[-1:])
     self.progress.finished(
         f"pretraining {label} seed {seed}", schedule.total_flops,
         timer.seconds if step < schedule.num_train_steps else None)
     return evaluations
 
-  def _evaluate_checkpoints(self, config, run_dir, schedule, special_ids):
-    """Pretraining eval metrics of each scheduled checkpoint (recorded)."""
+  def evaluate_checkpoints(self, label, seed, steps):
+    """Pretraining eval metrics of the checkpoints at `steps` (recorded);
+    returns those of every checkpoint evaluated so far."""
+    config = budget.with_steps(self.objective_config(label, seed),
+                               self.schedules[label])
+    special_ids = dataset_checks.special_token_ids(config)
+    run_dir = pretrain_dir(self.output_dir, label, seed)
     path = os.path.join(run_dir, EVAL_RECORD)
     record = sub_runs.read_json(path) or {}
-    for step in schedule.checkpoint_steps:
+    for step in steps:
       if str(step) in record:
         continue
       checkpoint = os.path.join(run_dir, f"ckpt-{step}")
@@ -202,6 +207,9 @@ class Study:
     def finetune_checkpoints(last):
       for (label, seed), config in configs.items():
         steps = self.schedules[label].checkpoint_steps
+        if not last:
+          pretraining[(label, seed)] = self.evaluate_checkpoints(
+              label, seed, steps[:-1])
         for step in (steps[-1:] if last else steps[:-1]):
           checkpoint = os.path.join(pretrain_dir(self.output_dir, label,
                                                  seed), f"ckpt-{step}")

@@ -86,10 +86,11 @@ class RunCheckpoints:
     if loss_scale is not None:
       items["loss_scale"] = loss_scale
     self.checkpoint = tf.train.Checkpoint(**items)
+    self.every_steps = every_steps
+    self._saved_step = None
     self.manager = tf.train.CheckpointManager(
         self.checkpoint, model_dir, max_to_keep=keep,
-        checkpoint_name=CHECKPOINT_PREFIX, step_counter=optimizer.iterations,
-        checkpoint_interval=every_steps)
+        checkpoint_name=CHECKPOINT_PREFIX, step_counter=optimizer.iterations)
 
   @property
   def latest(self):
@@ -168,9 +169,16 @@ class RunCheckpoints:
             + (f"; fresh: {', '.join(fresh)})" if fresh else ")"))
 
   def save(self, force=False):
-    """Saves if `every_steps` have passed (or `force`); returns the path."""
+    """Saves at every multiple of `every_steps` (as the original: a resumed
+    run keeps the same checkpoint steps), or when `force`d; returns the
+    path, or None when nothing was due."""
     step = int(self.optimizer.iterations.numpy())
-    return self.manager.save(checkpoint_number=step, check_interval=not force)
+    if step == self._saved_step:
+      return self.latest  # saved by this run already
+    if not force and step % self.every_steps:
+      return None
+    self._saved_step = step
+    return self.manager.save(checkpoint_number=step)
 
 
 def _read_part(model, name, path):

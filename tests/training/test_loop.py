@@ -223,3 +223,19 @@ def test_a_damaged_newest_checkpoint_falls_back_to_an_intact_one(shards,
     f.truncate(10)
   assert finetuning_checkpoints.resolve_checkpoint(model_dir).endswith(
       "ckpt-4")
+
+
+def test_a_resumed_run_saves_at_the_same_steps(shards, tmp_path):
+  """Checkpoints fall on multiples of save_checkpoints_steps whatever step
+  a run was resumed from (the study finetunes them by step number)."""
+  config = tiny_config(num_train_steps=8, save_checkpoints_steps=4,
+                       keep_checkpoint_max=10)
+  model_dir = str(tmp_path / "run")
+  first = loop.pretrain(config, tf.distribute.get_strategy(), model_dir,
+                        shards, max_seconds=0)
+  assert first.stopped_early and first.checkpoint.endswith("ckpt-2")
+  loop.pretrain(config, tf.distribute.get_strategy(), model_dir, shards)
+  saved = sorted(int(name[len("ckpt-"):-len(".index")])
+                 for name in os.listdir(model_dir)
+                 if name.startswith("ckpt-") and name.endswith(".index"))
+  assert saved == [2, 4, 8]
