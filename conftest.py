@@ -9,6 +9,7 @@ import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
+import pytest  # pylint: disable=g-import-not-at-top
 import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
 NUM_LOGICAL_CPUS = 4
@@ -18,13 +19,13 @@ tf.config.set_logical_device_configuration(
     _cpu, [tf.config.LogicalDeviceConfiguration()] * NUM_LOGICAL_CPUS)
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config, items):
   """Under pytest-xdist (`-n 2 --dist loadgroup`), keeps each file's tests
   on one worker, and all of tests/serving on one (they share exports built
   once per session)."""
   if not config.pluginmanager.hasplugin("xdist"):
     return
-  import pytest  # pylint: disable=g-import-not-at-top
   for item in items:
     path = item.path.as_posix()
     group = "tests/serving" if "/tests/serving/" in path else path

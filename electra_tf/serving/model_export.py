@@ -34,18 +34,36 @@ SENTENCE_TYPES = (tasks_lib.TaskType.CLASSIFICATION,
                   tasks_lib.TaskType.REGRESSION)
 
 
-def checked_vocab_file(vocab_file, vocab_size):
-  """`vocab_file` if it exists and fits the embedding; else `ConfigError`."""
+def checked_vocab_file(vocab_file, vocab_size, recorded=None):
+  """`vocab_file` if it exists, fits the embedding and (when the run's
+  recorded vocab file `recorded` is still there) holds the same tokens;
+  else `ConfigError`."""
+  vocab_file = vocab_file or recorded
   if not vocab_file:
     raise errors.ConfigError("no vocab file: the run's config names none; "
                              "pass one (--vocab_file)")
   if not tf.io.gfile.exists(vocab_file):
     raise errors.ConfigError(f"vocab file {vocab_file} not found")
-  size = len(tokenization.load_vocab(vocab_file))
-  if size > vocab_size:
-    raise errors.ConfigError(f"vocab file {vocab_file} has {size} tokens but "
-                             f"the model embeds only {vocab_size}")
+  vocab = tokenization.load_vocab(vocab_file)
+  if len(vocab) > vocab_size:
+    raise errors.ConfigError(f"vocab file {vocab_file} has {len(vocab)} "
+                             f"tokens but the model embeds only {vocab_size}")
+  if recorded and recorded != vocab_file and tf.io.gfile.exists(recorded):
+    _check_same_tokens(vocab, tokenization.load_vocab(recorded), vocab_file,
+                       recorded)
   return vocab_file
+
+
+def _check_same_tokens(vocab, trained, vocab_file, recorded):
+  by_id = {i: token for token, i in vocab.items()}
+  trained_by_id = {i: token for token, i in trained.items()}
+  for i in range(max(len(by_id), len(trained_by_id))):
+    if by_id.get(i) != trained_by_id.get(i):
+      raise errors.ConfigError(
+          f"vocab file {vocab_file} is not the vocab the model was trained "
+          f"with ({recorded}, named in the run's config): id {i} is "
+          f"{by_id.get(i)!r} there and {trained_by_id.get(i)!r} in the "
+          "run's")
 
 
 def serving_module(model, config, task, vocab_file, labels=None,
@@ -85,8 +103,9 @@ def export_task(model, config, task, export_dir, vocab_file=None,
   Returns:
     The path of the new version.
   """
-  vocab_file = checked_vocab_file(vocab_file or config.vocab_file,
-                                  config.encoder_config.vocab_size)
+  vocab_file = checked_vocab_file(vocab_file,
+                                  config.encoder_config.vocab_size,
+                                  recorded=config.vocab_file)
   module = serving_module(model, config, task, vocab_file, labels,
                           jit_compile)
   description = {
@@ -148,8 +167,8 @@ def export_pretraining_run(model_path, export_dir, vocab_file=None,
   if not tf.io.gfile.exists(config_file):
     raise errors.CheckpointError(f"{config_file} not found next to {prefix}")
   config = config_lib.PretrainingConfig.from_hparams(config_file)
-  vocab_file = checked_vocab_file(vocab_file or config.vocab_file,
-                                  config.vocab_size)
+  vocab_file = checked_vocab_file(vocab_file, config.vocab_size,
+                                  recorded=config.vocab_file)
   model = pretraining_model.ElectraPretrainer(
       config, special_ids=special_tokens.SpecialTokenIds.from_vocab_file(
           vocab_file))

@@ -114,4 +114,15 @@ def test_electra_export_errors_are_one_line(capsys, sst_run, tmp_path,
       conftest.cases.VOCAB)
   assert "--version" in _error(capsys, "--model_dir", trial, "--export_dir",
                                out, "--version", "0")
+  # The same tokens in another order: as large as the run's, still wrong.
+  trained = json.load(open(os.path.join(trial, "config.json")))["vocab_file"]
+  with open(trained) as f:
+    tokens = f.read().splitlines()
+  tokens[20], tokens[21] = tokens[21], tokens[20]
+  shuffled = tmp_path / "shuffled_vocab.txt"
+  shuffled.write_text("\n".join(tokens) + "\n")
+  assert (f"is not the vocab the model was trained with ({trained}, named in "
+          f"the run's config): id 20 is {tokens[20]!r} there") in _error(
+              capsys, "--model_dir", trial, "--export_dir", out,
+              "--vocab_file", str(shuffled))
   assert not os.path.exists(out)
