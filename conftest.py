@@ -2,7 +2,8 @@
 
 Splits the host CPU into logical devices before TensorFlow starts, so the
 distributed tests can run MirroredStrategy over several "devices" in one
-process (everything else runs on the first one).
+process (everything else runs on the first one), and turns graph
+optimisation off.
 """
 
 import os
@@ -17,6 +18,12 @@ NUM_LOGICAL_CPUS = 4
 _cpu = tf.config.list_physical_devices("CPU")[0]
 tf.config.set_logical_device_configuration(
     _cpu, [tf.config.LogicalDeviceConfiguration()] * NUM_LOGICAL_CPUS)
+
+# Graph optimisation (grappler) takes more time than the tiny test graphs
+# save; tests run the plain graphs. Grappler's rewrites are checked against
+# them in tests/training/test_loop.py, and the tests that run commands in
+# subprocesses run with it.
+tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": True})
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups

@@ -10,6 +10,7 @@ import tensorflow as tf
 
 from electra_tf.cli import export as export_cli
 from electra_tf.config import PretrainingConfig
+from electra_tf.finetuning import checkpoints as finetuning_checkpoints
 from electra_tf.pretraining import model as pretraining_model
 from tests.serving import cases
 from tests.serving import conftest
@@ -115,7 +116,8 @@ def test_electra_export_errors_are_one_line(capsys, sst_run, tmp_path,
   assert "--version" in _error(capsys, "--model_dir", trial, "--export_dir",
                                out, "--version", "0")
   # The same tokens in another order: as large as the run's, still wrong.
-  trained = json.load(open(os.path.join(trial, "config.json")))["vocab_file"]
+  with open(os.path.join(trial, finetuning_checkpoints.CONFIG_FILE)) as f:
+    trained = json.load(f)["vocab_file"]
   with open(trained) as f:
     tokens = f.read().splitlines()
   tokens[20], tokens[21] = tokens[21], tokens[20]

@@ -239,3 +239,29 @@ def test_a_resumed_run_saves_at_the_same_steps(shards, tmp_path):
                  for name in os.listdir(model_dir)
                  if name.startswith("ckpt-") and name.endswith(".index"))
   assert saved == [2, 4, 8]
+
+
+def test_grappler_optimised_step_equals_the_plain_one(shards):
+  """The suite runs plain graphs (conftest.py); a train step optimised by
+  grappler, as in every real run, computes the same."""
+  config = tiny_config()
+  features = next(iter(pretrain_pipeline.pretraining_dataset(
+      shards, config.train_batch_size, config.max_seq_length)))
+  results = []
+  for optimise in (True, False):
+    tf.config.optimizer.set_experimental_options(
+        {"disable_meta_optimizer": not optimise})
+    try:
+      model, optimizer, _ = loop.build_model_and_optimizer(
+          config, tf.distribute.get_strategy(), None)
+      step = pretrain_step.PretrainStep(model, optimizer)
+      sums = tf.function(lambda f: step(f, training=True))(features)
+      results.append((sums["loss"].numpy(), weights(model)))
+    finally:
+      tf.config.optimizer.set_experimental_options(
+          {"disable_meta_optimizer": True})
+  (loss_a, weights_a), (loss_b, weights_b) = results
+  np.testing.assert_allclose(loss_a, loss_b, rtol=1e-5)
+  for name in weights_a:
+    np.testing.assert_allclose(weights_a[name], weights_b[name], rtol=0,
+                               atol=1e-5, err_msg=name)
