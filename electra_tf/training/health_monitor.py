@@ -34,8 +34,8 @@ class HealthMonitor:
     self.unhealthy_since = None
     self.last = None
     self._batches = list(batches)
-    self._writer = tf.summary.create_file_writer(
-        os.path.join(model_dir, "health"))
+    self._log_dir = os.path.join(model_dir, "health")
+    self._writer = None  # created by the first check
 
     @tf.function
     def batch_sums(features, index):
@@ -63,6 +63,8 @@ class HealthMonitor:
     values = metrics.finalize(totals)
     values.update(health.signals(totals))
     verdict = health.verdict(values)
+    if self._writer is None:
+      self._writer = tf.summary.create_file_writer(self._log_dir)
     with self._writer.as_default(step=step):
       for key, value in values.items():
         tf.summary.scalar(key, value)

@@ -20,3 +20,13 @@ def test_an_unhealthy_run_warns_and_stops_when_asked(shards, tmp_path):
   assert tf.train.latest_checkpoint(str(tmp_path)).endswith("ckpt-6")
   events = tf.io.gfile.glob(str(tmp_path / "health" / "events.*"))
   assert events
+
+
+def test_zero_health_batches_turn_the_checks_off(shards, tmp_path):
+  config = tiny_config(num_train_steps=8, num_warmup_steps=0,
+                       save_checkpoints_steps=4, health_eval_batches=0,
+                       health_every_steps=2, stop_if_unhealthy_steps=4)
+  result = loop.pretrain(config, tf.distribute.get_strategy(), str(tmp_path),
+                         shards)
+  assert result.step == 8
+  assert not tf.io.gfile.glob(str(tmp_path / "health" / "events.*"))

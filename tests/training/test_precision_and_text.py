@@ -72,8 +72,8 @@ def test_losses_fall_on_real_text(tmp_path):
   keras.utils.set_random_seed(0)
   config = tiny_config(vocab_size=30522, max_seq_length=64,
                        train_batch_size=16, learning_rate=2e-3,
-                       num_warmup_steps=10, num_train_steps=90,
-                       iterations_per_loop=30, save_checkpoints_steps=90,
+                       num_warmup_steps=10, num_train_steps=60,
+                       iterations_per_loop=20, save_checkpoints_steps=60,
                        jit_compile=True)
   seen = []
   original = loop._log_chunk  # pylint: disable=protected-access
