@@ -65,18 +65,19 @@ def test_a_killed_study_resumes_reuses_and_reports(study_dir):
   output = str(study_dir / "out")
   electra_run = os.path.join(output, "pretrain", "electra-seed0")
   evaluated = os.path.join(electra_run, runner.EVAL_RECORD)
-  process = subprocess.Popen(
-      [sys.executable, "-m", "electra_tf.cli.study", "--config",
-       str(study_dir / "study.json"), "--data_dir", str(study_dir),
-       "--output_dir", output], stdout=subprocess.DEVNULL,
-      stderr=subprocess.DEVNULL)
-  deadline = time.time() + 300
-  while not os.path.exists(evaluated) and process.poll() is None:
-    assert time.time() < deadline
-    time.sleep(0.2)
-  process.kill()  # SIGKILL: no chance to clean up
-  process.wait()
-  assert os.path.exists(evaluated)
+  log = study_dir / "killed_study.log"
+  with open(log, "w") as stderr:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "electra_tf.cli.study", "--config",
+         str(study_dir / "study.json"), "--data_dir", str(study_dir),
+         "--output_dir", output], stdout=subprocess.DEVNULL, stderr=stderr)
+    deadline = time.time() + 300
+    while not os.path.exists(evaluated) and process.poll() is None:
+      assert time.time() < deadline
+      time.sleep(0.2)
+    process.kill()  # SIGKILL: no chance to clean up
+    process.wait()
+  assert os.path.exists(evaluated), log.read_text()[-3000:]
   kept = {name: os.stat(os.path.join(electra_run, name)).st_mtime_ns
           for name in os.listdir(electra_run) if name.startswith("ckpt-")}
 
