@@ -24,6 +24,7 @@ import tensorflow as tf
 from absl import logging
 
 from electra_tf import errors
+from electra_tf import output_files
 
 LOCK_FILE = "RUN_LOCK"
 
@@ -83,12 +84,7 @@ class RunLock:
     return True
 
   def __enter__(self):
-    try:
-      tf.io.gfile.makedirs(self.directory)
-    except tf.errors.OpError as e:
-      raise errors.ConfigError(
-          f"cannot create {self.directory}: {e.message.splitlines()[0]}"
-      ) from None
+    output_files.make_dir(self.directory)
     text = json.dumps(self._describe())
     for _ in range(2):
       try:

@@ -14,6 +14,7 @@ even in raw text); `do_lower_case` selects NFKC with case folding.
 
 import collections
 import io
+import os
 import random
 
 import sentencepiece
@@ -22,6 +23,7 @@ from tensorflow_text.tools.wordpiece_vocab import (
     wordpiece_tokenizer_learner_lib as wordpiece_learner)
 
 from electra_tf import errors
+from electra_tf import output_files
 from electra_tf import tokenization
 from electra_tf.data import build_stats
 from electra_tf.data import special_tokens
@@ -85,13 +87,14 @@ def learn_wordpiece_vocab(word_counts, vocab_size,
 def _refuse_existing(path, overwrite):
   if tf.io.gfile.exists(path) and not overwrite:
     raise errors.DataError(f"{path} exists; pass --overwrite to replace it")
+  if os.path.dirname(path):
+    output_files.make_dir(os.path.dirname(path))  # fail before learning
 
 
 def write_vocab(tokens, path, overwrite=False):
-  """Writes one token per line through gfile."""
+  """Writes one token per line (through gfile; whole or not at all)."""
   _refuse_existing(path, overwrite)
-  with tf.io.gfile.GFile(path, "w") as f:
-    f.write("".join(token + "\n" for token in tokens))
+  output_files.write_atomically(path, "".join(token + "\n" for token in tokens))
 
 
 def build_wordpiece_vocab(corpus, output_file, vocab_size, do_lower_case=True,
@@ -139,6 +142,5 @@ def build_sentencepiece_model(corpus, output_file, vocab_size,
     raise errors.DataError(
         f"empty corpus: {corpus.describe()} has no text to learn from")
   model = train_sentencepiece(lines, vocab_size, do_lower_case, model_type)
-  with tf.io.gfile.GFile(output_file, "wb") as f:
-    f.write(model)
+  output_files.write_atomically(output_file, model)
   return stats

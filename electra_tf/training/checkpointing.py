@@ -17,6 +17,7 @@ import tensorflow as tf
 from absl import logging
 
 from electra_tf import errors
+from electra_tf import output_files
 from electra_tf.checkpoints import intact
 from electra_tf.checkpoints import original_format
 from electra_tf.checkpoints import tf1_names
@@ -30,13 +31,6 @@ ARCHITECTURE_KEYS = (
     "model_size", "model_hparam_overrides", "embedding_size", "vocab_size",
     "debug", "objective", "uniform_generator", "untied_generator",
     "untied_generator_embeddings", "generator_layers", "generator_hidden_size")
-
-
-def _write_atomically(path, text):
-  temp = f"{path}.tmp"
-  with tf.io.gfile.GFile(temp, "w") as f:
-    f.write(text)
-  tf.io.gfile.rename(temp, path, overwrite=True)
 
 
 def check_config(model_dir, config):
@@ -56,9 +50,8 @@ def check_config(model_dir, config):
 
 def record_config(model_dir, config):
   """Writes the config next to the checkpoints (after they restored)."""
-  tf.io.gfile.makedirs(model_dir)
-  _write_atomically(os.path.join(model_dir, CONFIG_FILE),
-                    config.to_json() + "\n")
+  output_files.write_atomically(os.path.join(model_dir, CONFIG_FILE),
+                                config.to_json() + "\n")
 
 
 def check_and_record_config(model_dir, config):

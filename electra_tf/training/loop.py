@@ -18,6 +18,7 @@ import tensorflow as tf
 from absl import logging
 
 from electra_tf import errors
+from electra_tf import output_files
 from electra_tf import run_lock
 from electra_tf.data import pretrain_pipeline
 from electra_tf.modeling import sizes
@@ -156,12 +157,16 @@ def pretrain(config, strategy, model_dir, train_files, special_ids=None,
   Returns a `RunResult`. `max_seconds` stops early (after saving) once that
   much wall time has passed; rerunning continues. `health_files`: held-out
   TFRecords for the health checks (default: the first training batches).
-  The chief holds `model_dir`'s run lock: a second run on it is refused.
+  The chief holds `model_dir`'s run lock: a second run on it is refused;
+  the scratch files of a killed earlier run in it are removed.
   """
   lock = (run_lock.RunLock(model_dir, "pretraining run")
           if strategy.extended.should_checkpoint
           else contextlib.nullcontext())
   with lock:
+    if strategy.extended.should_checkpoint:
+      output_files.remove_leftovers(model_dir, (
+          output_files.CHECKPOINT_STAGING, output_files.TEMP_FILES))
     return _pretrain(config, strategy, model_dir, train_files, special_ids,
                      init_checkpoint, max_seconds, peak_flops, health_files)
 
