@@ -424,6 +424,18 @@ def as_mapping(hparams, what):
   return parsed
 
 
+def merged_hparams(values, what="hparams"):
+  """Hparams given several times (a repeated `--hparams` flag), merged in
+  order: a later value's top-level keys replace an earlier one's. Each value
+  is anything `as_mapping` takes; one value alone works too."""
+  if values is None or isinstance(values, (str, Mapping)):
+    values = [values]
+  merged = {}
+  for value in values:
+    merged.update(as_mapping(value, what))
+  return merged
+
+
 def _presets_root():
   """`configs/` of a source checkout, else the copy installed with the wheel."""
   source = pathlib.Path(__file__).resolve().parent.parent / "configs"

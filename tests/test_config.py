@@ -2,11 +2,14 @@
 
 import json
 
+from absl import flags
 import pytest
 
 import electra_tf
 from electra_tf import config as config_lib
 from electra_tf import errors
+from electra_tf.cli import finetune as finetune_cli
+from electra_tf.cli import pretrain as pretrain_cli
 from electra_tf.finetuning.config import FinetuningConfig
 
 ORIGINAL_KEYS_NOT_DERIVED_HERE = ()
@@ -124,6 +127,30 @@ def test_hparams_as_json_string_and_file(tmp_path):
   path.write_text("{bad json")
   with pytest.raises(electra_tf.ConfigError, match="not valid JSON"):
     electra_tf.PretrainingConfig.from_hparams(str(path))
+
+
+def _cli_flags(cli, *args):
+  flag_values = flags.FlagValues()
+  cli.define_flags(flag_values)
+  flag_values(["prog", *args])
+  return flag_values
+
+
+def test_repeated_hparams_flags_merge_in_order(tmp_path):
+  later = tmp_path / "later.json"
+  later.write_text(json.dumps({"learning_rate": 3e-4, "max_seq_length": 64}))
+  first = json.dumps({"learning_rate": 1e-4, "num_train_steps": 7})
+  config = pretrain_cli.load_config(_cli_flags(
+      pretrain_cli, "--preset", "tiny", "--hparams", first,
+      "--hparams", str(later)))
+  assert (config.learning_rate, config.num_train_steps,
+          config.max_seq_length) == (3e-4, 7, 64)
+  assert config.discriminator_config.hidden_size == 64  # from the preset
+  config = finetune_cli.load_config(_cli_flags(
+      finetune_cli, "--preset", "tiny",
+      "--hparams", '{"task_names": ["sst"], "learning_rate": 1e-4}',
+      "--hparams", '{"learning_rate": 3e-4}'))
+  assert (config.task_names, config.learning_rate) == (("sst",), 3e-4)
 
 
 def test_every_preset_loads_and_a_missing_one_is_named():

@@ -40,8 +40,10 @@ def define_flags(fv):
   string("preset", "A preset in configs/finetune/ ("
          f"{', '.join(config_lib.preset_names(PRESET_KIND))}) or a JSON "
          "file.")
-  string("hparams", "Original-style hparams: a JSON object or a path to a "
-         "JSON file; applied over --preset.")
+  flags.DEFINE_multi_string(
+      "hparams", [], "Original-style hparams: a JSON object or a path to a "
+      "JSON file; applied over --preset. Repeatable: later ones override "
+      "earlier ones' keys.", flag_values=fv)
   string("data_dir", "The original's data dir: finetuning_data/, vocab.txt "
          "and models/<model_name> inside.")
   string("model_name", "The pretrained model under <data_dir>/models/.")
@@ -73,7 +75,7 @@ def load_config(fv):
     hparams.update(config_lib.as_mapping(fv.preset, "preset")
                    if fv.preset.endswith(".json")
                    else config_lib.read_preset(fv.preset, PRESET_KIND))
-  hparams.update(config_lib.as_mapping(fv.hparams, "hparams"))
+  hparams.update(config_lib.merged_hparams(fv.hparams))
   for name in HPARAM_FLAGS:
     value = getattr(fv, name)
     if value is not None:

@@ -37,8 +37,10 @@ def define_flags(fv):
 
   string("preset", "A preset in configs/pretrain/ ("
          f"{', '.join(config_lib.preset_names())}) or a JSON file.")
-  string("hparams", "Original-style hparams: a JSON object or a path to a "
-         "JSON file; applied over --preset.")
+  flags.DEFINE_multi_string(
+      "hparams", [], "Original-style hparams: a JSON object or a path to a "
+      "JSON file; applied over --preset. Repeatable: later ones override "
+      "earlier ones' keys.", flag_values=fv)
   string("data_dir", "The original's data dir: pretrain_tfrecords/, "
          "vocab.txt and models/<model_name> inside.")
   string("model_name", "Run name under <data_dir>/models/.")
@@ -77,7 +79,8 @@ def define_flags(fv):
 def load_config(fv):
   """The config from --preset, --hparams and the original's dir flags."""
   extra = {"model_name": fv.model_name} if fv.model_name else {}
-  config = config_lib.load_pretraining_config(fv.preset, fv.hparams, **extra)
+  config = config_lib.load_pretraining_config(
+      fv.preset, config_lib.merged_hparams(fv.hparams), **extra)
   if fv.data_dir:
     config = config_lib.PretrainingConfig.from_hparams(
         config.hparams_passed, data_dir=fv.data_dir)
@@ -108,7 +111,8 @@ def pretrain(fv):
   """Runs what the flags ask for."""
   if _wants_demo(fv):
     summary = demo.run_demo(fv.demo_dir or DEFAULT_DEMO_DIR, fv.text,
-                            fv.hparams, fv.max_seconds)
+                            config_lib.merged_hparams(fv.hparams),
+                            fv.max_seconds)
     print("\n".join(demo.report(summary)))
     return _signal_exit_code(summary.get("stop_signal"))
   config = load_config(fv)
