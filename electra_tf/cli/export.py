@@ -12,7 +12,6 @@ names. See `electra_tf/serving/` for the signatures.
 """
 
 from absl import flags
-from absl import logging
 
 from electra_tf import errors
 from electra_tf.cli import entry_point
@@ -53,7 +52,6 @@ def export(fv):
   path = model_export.export_model_dir(
       fv.checkpoint or fv.model_dir, fv.export_dir, fv.task, fv.vocab_file,
       fv.version, fv.jit_compile)
-  logging.info("exported %s", path)
   print(path)
 
 

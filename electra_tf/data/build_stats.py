@@ -65,7 +65,7 @@ class BuildStats:
     return stats
 
   def summary(self):
-    """One line: documents, examples, tokens, and lines skipped and why."""
+    """One line: files, lines, documents, examples, tokens, lines skipped."""
     skipped = ", ".join(
         f"{count} {reason} (e.g. in {', '.join(self.files_by_issue[reason])})"
         for reason, count in sorted(self.skipped_lines.items())) or "none"
@@ -74,6 +74,8 @@ class BuildStats:
       invalid = (f"; {self.invalid_utf8_lines} lines with invalid UTF-8 kept "
                  f"with the bad bytes dropped (e.g. in "
                  f"{', '.join(self.files_by_issue[INVALID_UTF8])})")
-    return (f"{self.files} files, {self.lines} lines, {self.documents} "
-            f"documents -> {self.examples} examples, {self.tokens} tokens; "
-            f"lines skipped: {skipped}{invalid}")
+    counts = f"{self.files} files, {self.lines} lines"
+    if self.documents or self.examples:  # a vocab build counts no examples
+      counts += (f", {self.documents} documents -> {self.examples} examples, "
+                 f"{self.tokens} tokens")
+    return f"{counts}; lines skipped: {skipped}{invalid}"
