@@ -9,8 +9,8 @@ import tensorflow as tf
 from absl import logging
 
 from electra_tf.data import features as F
-from electra_tf.finetuning import chunking
-from electra_tf.finetuning import glue
+from electra_tf.finetuning.tagging import chunking
+from electra_tf.finetuning.classification import glue
 from electra_tf.finetuning import input_pipeline
 from electra_tf.finetuning import model as model_lib
 from electra_tf.finetuning import scoring

@@ -26,7 +26,7 @@ from absl import logging
 from electra_tf import errors
 from electra_tf.data import features as F
 from electra_tf.data import tfrecords
-from electra_tf.finetuning import chunking
+from electra_tf.finetuning.tagging import chunking
 from electra_tf.finetuning import model as model_lib
 from electra_tf.finetuning import tasks as tasks_lib
 

@@ -13,10 +13,10 @@ import keras
 import tensorflow as tf
 
 from electra_tf.data import features as F
-from electra_tf.finetuning import chunking
-from electra_tf.finetuning import glue
+from electra_tf.finetuning.tagging import chunking
+from electra_tf.finetuning.classification import glue
 from electra_tf.finetuning import losses
-from electra_tf.finetuning import squad_features
+from electra_tf.finetuning.qa import squad_features
 from electra_tf.modeling import activations
 from electra_tf.pretraining import sequence_ops
 

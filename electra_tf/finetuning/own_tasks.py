@@ -19,11 +19,11 @@ import os
 import tensorflow as tf
 
 from electra_tf import errors
-from electra_tf.finetuning import chunking
-from electra_tf.finetuning import glue
-from electra_tf.finetuning import squad
+from electra_tf.finetuning.tagging import chunking
+from electra_tf.finetuning.classification import glue
+from electra_tf.finetuning.qa import squad
 from electra_tf.finetuning import table_files
-from electra_tf.finetuning import tag_spans
+from electra_tf.finetuning.tagging import tag_spans
 from electra_tf.finetuning import task_spec
 from electra_tf.finetuning import tasks
 

@@ -17,9 +17,9 @@ import os
 import tensorflow as tf
 from absl import logging
 
-from electra_tf.finetuning import chunking
-from electra_tf.finetuning import submission
-from electra_tf.finetuning import tag_spans
+from electra_tf.finetuning.tagging import chunking
+from electra_tf.finetuning.classification import submission
+from electra_tf.finetuning.tagging import tag_spans
 from electra_tf.finetuning import tasks as tasks_lib
 
 

@@ -22,9 +22,9 @@ from electra_tf.finetuning import evaluation
 from electra_tf.finetuning import feature_cache
 from electra_tf.finetuning import input_pipeline
 from electra_tf.finetuning import own_tasks
-from electra_tf.finetuning import qa_evaluation
+from electra_tf.finetuning.qa import evaluation as qa_evaluation
 from electra_tf.finetuning import readable_predictions
-from electra_tf.finetuning import submission
+from electra_tf.finetuning.classification import submission
 from electra_tf.finetuning import tasks as tasks_lib
 from electra_tf.finetuning import train_loop
 

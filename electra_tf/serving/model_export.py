@@ -22,11 +22,11 @@ from electra_tf.data import special_tokens
 from electra_tf.finetuning import checkpoints
 from electra_tf.finetuning import tasks as tasks_lib
 from electra_tf.pretraining import model as pretraining_model
-from electra_tf.serving import classifier_module
+from electra_tf.finetuning.classification import serving_module as classifier_module
 from electra_tf.serving import encoder_module
 from electra_tf.serving import export
-from electra_tf.serving import span_module
-from electra_tf.serving import tagger_module
+from electra_tf.finetuning.qa import serving_module as span_module
+from electra_tf.finetuning.tagging import serving_module as tagger_module
 from electra_tf.training import checkpointing
 
 FINETUNED_KIND = "electra_finetuned"

@@ -7,7 +7,7 @@ import pytest
 
 from electra_tf import errors
 from electra_tf.data import features as feature_names
-from electra_tf.finetuning import chunking
+from electra_tf.finetuning.tagging import chunking
 from electra_tf.finetuning import scoring
 from electra_tf.finetuning import tasks
 

@@ -12,8 +12,8 @@ from electra_tf import errors
 from electra_tf.data import features as feature_names
 from electra_tf.finetuning import encoding
 from electra_tf.finetuning import evaluation
-from electra_tf.finetuning import glue
-from electra_tf.finetuning import glue_tasks
+from electra_tf.finetuning.classification import glue
+from electra_tf.finetuning.classification import glue_tasks
 from electra_tf.finetuning import model as model_lib
 from electra_tf.finetuning import runner
 from electra_tf.finetuning import tasks

@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 
 from electra_tf import errors
-from electra_tf.finetuning import chunking
-from electra_tf.finetuning import glue
+from electra_tf.finetuning.tagging import chunking
+from electra_tf.finetuning.classification import glue
 from electra_tf.finetuning import registry
 from electra_tf.finetuning import scoring
-from electra_tf.finetuning import squad
+from electra_tf.finetuning.qa import squad
 from electra_tf.finetuning import tasks
 
 

@@ -9,7 +9,7 @@ import tensorflow as tf
 from absl import logging
 
 from electra_tf.finetuning import evaluation
-from electra_tf.finetuning import glue
+from electra_tf.finetuning.classification import glue
 from electra_tf.finetuning import registry
 from electra_tf.pretraining import health
 

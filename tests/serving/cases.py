@@ -15,11 +15,11 @@ import numpy as np
 
 from electra_tf import errors
 from electra_tf import tokenization
-from electra_tf.finetuning import chunking
+from electra_tf.finetuning.tagging import chunking
 from electra_tf.finetuning import feature_cache
-from electra_tf.finetuning import glue
-from electra_tf.finetuning import squad
-from electra_tf.finetuning import squad_features
+from electra_tf.finetuning.classification import glue
+from electra_tf.finetuning.qa import squad
+from electra_tf.finetuning.qa import squad_features
 from electra_tf.finetuning import tasks as tasks_lib
 from tests.conftest import TESTDATA
 

@@ -21,8 +21,8 @@ Signatures:
 import tensorflow as tf
 
 from electra_tf.data import features as F
-from electra_tf.finetuning import chunking
-from electra_tf.serving import tagging_features
+from electra_tf.finetuning.tagging import chunking
+from electra_tf.finetuning.tagging import graph_features as tagging_features
 from electra_tf.serving import task_module
 
 NO_TAG = -1

@@ -32,10 +32,10 @@ import tensorflow as tf
 
 from electra_tf import errors
 from electra_tf.data import features as F
-from electra_tf.finetuning import qa_evaluation
-from electra_tf.finetuning import squad_features
-from electra_tf.serving import span_decoding
-from electra_tf.serving import span_features
+from electra_tf.finetuning.qa import evaluation as qa_evaluation
+from electra_tf.finetuning.qa import squad_features
+from electra_tf.finetuning.qa import graph_decoding as span_decoding
+from electra_tf.finetuning.qa import graph_features as span_features
 from electra_tf.serving import task_module
 
 MIN_WINDOW_LENGTH = 2  # [CLS] [SEP]

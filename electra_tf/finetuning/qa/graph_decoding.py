@@ -21,8 +21,8 @@ window.
 
 import tensorflow as tf
 
-from electra_tf.finetuning import squad_postprocessing as post
-from electra_tf.serving import span_features
+from electra_tf.finetuning.qa import squad_postprocessing as post
+from electra_tf.finetuning.qa import graph_features as span_features
 
 UTF8 = span_features.UTF8
 SPACE = ord(" ")

@@ -18,7 +18,7 @@ import tensorflow as tf
 from electra_tf import errors
 from electra_tf.data import special_tokens
 from electra_tf.finetuning import encoding
-from electra_tf.finetuning import tag_spans
+from electra_tf.finetuning.tagging import tag_spans
 from electra_tf.finetuning import tasks
 
 LABELS = "labels"  # int32 [L]: label id of the k-th word (word order)

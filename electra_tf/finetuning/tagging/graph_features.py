@@ -21,7 +21,7 @@ import tensorflow as tf
 
 from electra_tf.data import char_classes
 from electra_tf.data import features as F
-from electra_tf.finetuning import chunking
+from electra_tf.finetuning.tagging import chunking
 from electra_tf.serving import text_features
 
 UTF8 = "UTF-8"

@@ -11,9 +11,9 @@ import os
 
 import tensorflow as tf
 
-from electra_tf.finetuning import squad
-from electra_tf.finetuning import squad_postprocessing as post
-from electra_tf.finetuning import squad_scoring
+from electra_tf.finetuning.qa import squad
+from electra_tf.finetuning.qa import squad_postprocessing as post
+from electra_tf.finetuning.qa import squad_scoring
 from electra_tf.finetuning import tasks as tasks_lib
 
 JOINT_FIELDS = ("start_top_log_probs", "start_top_index", "end_top_log_probs",

@@ -19,7 +19,7 @@ import numpy as np
 import tensorflow as tf
 
 from electra_tf import errors
-from electra_tf.finetuning import squad_features
+from electra_tf.finetuning.qa import squad_features
 from electra_tf.finetuning import tasks
 
 SQUAD_MAX_SEQ_LENGTH = 512  # the original's defaults for QA tasks
