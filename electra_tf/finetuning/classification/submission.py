@@ -11,7 +11,6 @@ SQuAD: a JSON {question id: answer}, "" for predicted no-answer (2.0).
 
 import os
 
-import numpy as np
 import tensorflow as tf
 
 from electra_tf.finetuning import tasks as tasks_lib
@@ -27,7 +26,8 @@ GLUE_FILE_NAMES = {
     ("qnli", "test"): "QNLI", ("rte", "test"): "RTE", ("wnli", "test"): "WNLI",
 }
 HEADER = "index\tprediction\n"
-SCORE_FORMAT = "{:.3f}"
+# Folder of a trial's leaderboard files, below the test predictions' folder.
+GLUE_FOLDER = "glue_trial_{}"
 
 
 def glue_splits(task):
@@ -38,13 +38,7 @@ def glue_splits(task):
 def prediction_strings(task, outputs):
   """(example id, leaderboard string) of every predicted example."""
   eids = outputs[tasks_lib.EXAMPLE_ID].tolist()
-  predictions = outputs["predictions"]
-  if task.task_type == tasks_lib.TaskType.REGRESSION:
-    # Targets were (score - min) / max; undo, within the score range.
-    scores = np.clip(predictions * task.max_value + task.min_value,
-                     task.min_value, task.max_value)
-    return [(eid, SCORE_FORMAT.format(s)) for eid, s in zip(eids, scores)]
-  return [(eid, task.labels[int(p)]) for eid, p in zip(eids, predictions)]
+  return list(zip(eids, task.prediction_strings(outputs["predictions"])))
 
 
 def write_glue_file(directory, task, split, outputs):
