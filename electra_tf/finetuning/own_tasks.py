@@ -20,11 +20,6 @@ FAMILY_TASKS = {"classification": sentence_files.FileClassificationTask,
                 "qa": qa_files.FileQATask}
 
 
-def collect_labels(spec):
-  """(labels, score_range) of a spec's train file (see `task_spec`)."""
-  return FAMILY_TASKS[spec["family"]].labels_from_files(spec)
-
-
 @functools.lru_cache(maxsize=64)
 def _task_from_json(spec_json):
   spec = json.loads(spec_json)
@@ -37,5 +32,6 @@ def task_from_spec(spec):
 
 
 def resolve_spec(entry):
-  """`task_spec.resolve` with labels read from the train file if needed."""
-  return task_spec.resolve(entry, read_labels=collect_labels)
+  """`task_spec.resolve` with the families' declarations (labels read
+  from the train file if needed)."""
+  return task_spec.resolve(entry, FAMILY_TASKS)

@@ -99,6 +99,12 @@ def _task_kwargs(spec):
 class FileClassificationTask(_SentenceReading, family.ClassificationTask):
   """Classification of a text or a text pair, from the user's files."""
 
+  spec_formats = table_files.FORMATS
+  spec_metrics = ("accuracy", "macro_f1", "micro_f1", "mcc")
+  default_metrics = ("accuracy", "macro_f1")
+  reads_pairs = True
+  filled_from_train = ("labels",)
+
   def __init__(self, spec):
     if not spec["labels"]:
       raise errors.ConfigError(f"task {spec['name']}: no labels resolved")
@@ -123,6 +129,12 @@ class FileClassificationTask(_SentenceReading, family.ClassificationTask):
 
 class FileRegressionTask(_SentenceReading, family.RegressionTask):
   """A real-valued score of a text or a text pair, from the user's files."""
+
+  spec_formats = table_files.FORMATS
+  spec_metrics = ("pearson", "spearman")
+  default_metrics = ("pearson", "spearman")
+  reads_pairs = True
+  filled_from_train = ("score_range",)
 
   def __init__(self, spec):
     low, high = spec["score_range"] or (0.0, 1.0)

@@ -1,12 +1,11 @@
-"""Test-set predictions in the formats the leaderboards take.
+"""GLUE test-set predictions in the format the leaderboard takes.
 
-GLUE (gluebenchmark.com): one `<NAME>.tsv` per task with a header
+gluebenchmark.com takes one `<NAME>.tsv` per task with a header
 `index<TAB>prediction` and one row per test example, in the test file's
 order; predictions are label names (`entailment`, `0`/`1`, ...) or, for
 STS-B, a score in [0, 5]. MNLI's matched and mismatched test sets go to
 `MNLI-m.tsv` and `MNLI-mm.tsv`, its diagnostic set to `AX.tsv`; a model
 finetuned on `mnli` writes all three.
-SQuAD: a JSON {question id: answer}, "" for predicted no-answer (2.0).
 """
 
 import os

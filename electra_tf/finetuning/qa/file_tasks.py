@@ -7,6 +7,12 @@ from electra_tf.finetuning.qa import squad
 class FileQATask(spec_files.SpecFiles, squad.SquadTask):
   """Extractive QA from SQuAD-format JSON files."""
 
+  spec_formats = ("squad",)
+  spec_metrics = ("exact", "f1")
+  default_metrics = ("exact", "f1")
+  reads_pairs = False
+  filled_from_train = ()
+
   def __init__(self, spec):
     super().__init__(spec["name"], v2=spec["unanswerable"])
     exact = "exact" if self.v2 else "exact_match"
@@ -17,9 +23,3 @@ class FileQATask(spec_files.SpecFiles, squad.SquadTask):
     if spec["max_seq_length"] is not None:
       self.default_max_seq_length = spec["max_seq_length"]
     self._set_spec(spec)
-
-  @classmethod
-  def labels_from_files(cls, spec):
-    """(labels, score range): none; answers are spans of each context."""
-    del spec  # nothing to read
-    return None, None

@@ -1,4 +1,9 @@
-"""SQuAD 1.1 (`squadv1`) and 2.0 (`squad`): reading the official JSON files.
+"""SQuAD 1.1 (`squadv1`) and 2.0 (`squad`): the QA family's task class.
+
+It reads the official JSON files and implements the family's steps: the
+span head, decoding and official scoring, a JSON of test answers
+({question id: answer}, "" for a predicted no-answer in 2.0) and the
+serving module.
 
 Raw files: `<data_dir>/finetuning_data/<task>/{train,dev}.json`. Contexts
 are split into words on whitespace, keeping each character's word index, as

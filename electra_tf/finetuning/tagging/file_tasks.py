@@ -58,6 +58,12 @@ def scheme_tags(spec, tags):
 class FileTaggingTask(spec_files.SpecFiles, family.TaggingTask):
   """Per-word tags (BIO/BIOES chunks or entities), from CoNLL-style files."""
 
+  spec_formats = ("conll",)
+  spec_metrics = ("f1", "precision", "recall")
+  default_metrics = ("f1", "precision", "recall")
+  reads_pairs = False
+  filled_from_train = ("labels",)
+
   def __init__(self, spec):
     super().__init__(
         spec["name"], spec["metrics"], labels=spec["labels"],

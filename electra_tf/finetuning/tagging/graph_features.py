@@ -1,4 +1,4 @@
-"""Chunking featurization in the graph: text -> words -> tagged positions.
+"""Tagging featurization in the graph: text -> words -> tagged positions.
 
 The original reads one word per line of a CoNLL file, so a word is what
 Python's `str.split()` yields; a raw text is split the same way (on every

@@ -1,4 +1,4 @@
-"""A finetuned chunking head as a SavedModel: text in, a tag per word out.
+"""A finetuned tagging head as a SavedModel: text in, a tag per word out.
 
 Signatures:
   * `serving_default(text)`: strings [B], split into words as the
