@@ -1,23 +1,15 @@
-"""Running a finetuned model over a split, and the dev metrics of a task.
+"""Running a finetuned model over a split, for its task to score.
 
-Metrics are reported as the original reports them: in percent (accuracy,
-F1, MCC, Pearson, Spearman, chunk F1, SQuAD EM/F1).
+Each task family turns the outputs into metrics (`Task.evaluate`), in
+percent as the original reports them.
 """
 
 import numpy as np
 import tensorflow as tf
-from absl import logging
 
 from electra_tf.data import features as F
-from electra_tf.finetuning import chunking
-from electra_tf.finetuning import glue
 from electra_tf.finetuning import input_pipeline
 from electra_tf.finetuning import model as model_lib
-from electra_tf.finetuning import scoring
-from electra_tf.finetuning import tasks as tasks_lib
-
-PERCENT = 100.0
-CHUNK_METRICS = ("f1", "precision", "recall")
 
 
 class Predictor:
@@ -68,49 +60,3 @@ class Predictor:
     arrays = {name: np.concatenate(parts) for name, parts in chunks.items()}
     real = arrays[model_lib.TASK_ID] != padding_id
     return {name: values[real] for name, values in arrays.items()}
-
-
-def sentence_metrics(task, outputs):
-  """Metrics of a GLUE task (classification or regression), in percent."""
-  if task.task_type == tasks_lib.TaskType.REGRESSION:
-    gold = outputs[glue.TARGETS]
-  else:
-    gold = outputs[glue.LABEL_IDS]
-  scores = scoring.sentence_scores(task.metric_names, outputs["predictions"],
-                                   gold)
-  return {name: PERCENT * value for name, value in scores.items()}
-
-
-def warn_if_one_class(task, outputs, split):
-  """Warns when a classifier predicted one class for every example of a
-  split that holds several: the sign of a model that learned nothing (a
-  collapsed pretrained encoder, a learning rate far off)."""
-  if task.task_type != tasks_lib.TaskType.CLASSIFICATION:
-    return False
-  predicted = np.unique(outputs["predictions"])
-  gold = np.unique(outputs[glue.LABEL_IDS])
-  if len(predicted) == 1 and len(gold) > 1:
-    logging.warning(
-        "%s %s: every one of the %d predictions is %r (the gold labels have "
-        "%d classes): the model learned nothing usable; check the "
-        "pretrained checkpoint's health and the learning rate", task.name,
-        split, len(outputs["predictions"]), task.labels[int(predicted[0])],
-        len(gold))
-    return True
-  return False
-
-
-def word_tags(label_ids, labels_mask, label_list):
-  """Per-sentence tag lists of [N, L] label ids (the words kept)."""
-  return [chunking.decode_tags(ids, mask, label_list)
-          for ids, mask in zip(label_ids, labels_mask)]
-
-
-def tagging_metrics(outputs, label_list):
-  """Chunk F1 (and precision, recall) in percent."""
-  mask = outputs[chunking.LABELS_MASK]
-  scores = scoring.chunk_f1(
-      word_tags(outputs["predictions"], mask, label_list),
-      word_tags(outputs[chunking.LABELS], mask, label_list))
-  return {name: PERCENT * scores[name] for name in CHUNK_METRICS}
-

@@ -24,11 +24,8 @@ import tensorflow as tf
 from absl import logging
 
 from electra_tf import errors
-from electra_tf.data import features as F
 from electra_tf.data import tfrecords
-from electra_tf.finetuning import chunking
 from electra_tf.finetuning import model as model_lib
-from electra_tf.finetuning import tasks as tasks_lib
 
 CACHE_FORMAT_VERSION = 2
 DIGEST_CHARS = 16
@@ -115,15 +112,6 @@ def _to_tf_example(feature, shapes):
   return tf.train.Example(features=tf.train.Features(feature=values))
 
 
-def is_long(task, example, feature, max_seq_length):
-  """Whether featurization cut the example (see `FeatureSet`)."""
-  if task.task_type == tasks_lib.TaskType.SPAN_QA:
-    return False
-  if task.task_type == tasks_lib.TaskType.TAGGING:
-    return int(np.sum(feature[chunking.LABELS_MASK])) < len(example.words)
-  return int(np.sum(feature[F.INPUT_MASK])) >= max_seq_length
-
-
 def write_features(path, featurized, shapes):
   """Writes (feature, is long) pairs atomically; returns the two counts."""
   tf.io.gfile.makedirs(os.path.dirname(path))
@@ -168,7 +156,7 @@ def build_feature_set(config, tasks, split, is_training, tokenizer,
     split: "train", "dev", "test", ...
     is_training: featurize with training targets, shuffle.
     tokenizer: the `FullTokenizer` of the vocab.
-    label_lists: {task name: labels} of tagging tasks (part of the key).
+    label_lists: {task name: `Task.data_labels`} (part of the key).
     settings: `DataSettings`.
 
   Returns:
@@ -213,8 +201,8 @@ def _featurize_to(path, config, tasks, split, is_training, tokenizer,
         logging.info("first %s example: %s", split, example)
       for feature in task.featurize(example, tokenizer, settings, is_training):
         feature[model_lib.TASK_ID] = task_id
-        yield feature, is_long(task, example, feature,
-                               settings.max_seq_length)
+        yield feature, task.is_long(example, feature,
+                                    settings.max_seq_length)
 
   logging.info("featurizing %d %s examples of %s", len(examples), split,
                ",".join(t.name for t in tasks))

@@ -7,9 +7,7 @@ import keras
 
 from electra_tf.checkpoints import tf1_names
 from electra_tf.data import features as F
-from electra_tf.finetuning import heads as heads_lib
 from electra_tf.finetuning import losses
-from electra_tf.finetuning import tasks as tasks_lib
 from electra_tf.modeling import encoder as encoder_lib
 
 # Feature naming the task of an example (index in `task_names`); padding
@@ -74,38 +72,21 @@ class FinetuningModel(keras.Model):
     return losses.select_task_losses(per_task, features[TASK_ID])
 
 
-def build_head(task, config, num_labels=None, dtype=None):
-  """The original's head for `task`; `num_labels` for tagging tasks."""
-  hidden = config.encoder_config.hidden_size
-  kwargs = {"name": task.name, "dtype": dtype}
-  if task.task_type == tasks_lib.TaskType.CLASSIFICATION:
-    return heads_lib.SentenceHead(len(task.labels), hidden, **kwargs)
-  if task.task_type == tasks_lib.TaskType.REGRESSION:
-    return heads_lib.SentenceHead(1, hidden, regression=True, **kwargs)
-  if task.task_type == tasks_lib.TaskType.TAGGING:
-    return heads_lib.TaggingHead(num_labels, hidden, **kwargs)
-  return heads_lib.SpanHead(
-      hidden, beam_size=config.beam_size,
-      joint_prediction=config.joint_prediction,
-      answerable_classifier=config.answerable_classifier,
-      answerable_uses_start_logits=config.answerable_uses_start_logits,
-      answerable_weight=config.answerable_weight, **kwargs)
-
-
 def build_finetuning_model(config, label_lists=None, dtype=None):
   """A built `FinetuningModel` for `config.task_names`.
 
   Args:
     config: a `FinetuningConfig`.
-    label_lists: {task name: labels} for tagging tasks (read from the data).
+    label_lists: {task name: labels} of the tasks whose labels are read
+      from the data (`Task.data_labels`).
     dtype: a Keras dtype policy (mixed precision), default float32.
   """
   label_lists = label_lists or {}
   task_heads = {}
   for task in config.tasks:
     labels = label_lists.get(task.name)
-    task_heads[task.name] = build_head(
-        task, config, None if labels is None else len(labels), dtype)
+    task_heads[task.name] = task.build_head(
+        config, None if labels is None else len(labels), dtype)
   model = FinetuningModel(config.encoder_config, task_heads, dtype=dtype)
   model.build()
   return model

@@ -21,17 +21,11 @@ from electra_tf.finetuning import checkpoints
 from electra_tf.finetuning import evaluation
 from electra_tf.finetuning import feature_cache
 from electra_tf.finetuning import input_pipeline
-from electra_tf.finetuning import own_tasks
-from electra_tf.finetuning import qa_evaluation
-from electra_tf.finetuning import readable_predictions
-from electra_tf.finetuning import submission
 from electra_tf.finetuning import tasks as tasks_lib
 from electra_tf.finetuning import train_loop
 
 REQUIRED_PATHS = ("raw_data_dir", "vocab_file", "model_dir",
                   "preprocessed_data_dir", "results_txt")
-QA_PATHS = ("qa_preds_file", "qa_na_file", "qa_eval_file")
-GLUE_FOLDER = "glue_trial_{}"
 EVAL_LOGS = "eval"
 
 
@@ -57,11 +51,8 @@ class RunData:
         doc_stride=config.doc_stride)
     self.label_lists = {}
     for task in config.tasks:
-      if task.task_type == tasks_lib.TaskType.TAGGING:
-        labels = task.label_list(config.raw_data_root)
-        if not labels:
-          raise errors.DataError(f"no {task.name} data (no tags) in "
-                                 f"{task.raw_data_dir(config.raw_data_root)}")
+      labels = task.data_labels(config.raw_data_root)
+      if labels is not None:
         self.label_lists[task.name] = labels
     self.skipped = {}
 
@@ -82,8 +73,8 @@ class RunData:
 
 def check_run(config, tokenizer=None):
   """Paths, data folders and sizes a run needs, before any work."""
-  needed = REQUIRED_PATHS + (QA_PATHS if any(
-      t.task_type == tasks_lib.TaskType.SPAN_QA for t in config.tasks) else ())
+  needed = REQUIRED_PATHS + tuple(dict.fromkeys(
+      path for task in config.tasks for path in task.output_paths))
   if set(config.task_names) <= set(config.task_specs):
     needed = tuple(key for key in needed if key != "raw_data_dir")
   missing = [key for key in needed if getattr(config, key) is None]
@@ -111,16 +102,7 @@ def evaluate_task(config, predictor, data, task, split=tasks_lib.DEV):
   outputs = predictor.predict(feature_set, task.name, config.eval_batch_size)
   if not outputs:
     raise errors.DataError(f"{task.name} {split} has no examples")
-  if task.task_type == tasks_lib.TaskType.SPAN_QA:
-    examples = task.read_examples(config.raw_data_root, split).examples
-    metrics = qa_evaluation.squad_metrics(config, task, examples,
-                                          data.tokenizer, data.settings,
-                                          outputs, split)
-  elif task.task_type == tasks_lib.TaskType.TAGGING:
-    metrics = evaluation.tagging_metrics(outputs, data.label_lists[task.name])
-  else:
-    metrics = evaluation.sentence_metrics(task, outputs)
-    evaluation.warn_if_one_class(task, outputs, split)
+  metrics = task.evaluate(outputs, data, split)
   logging.info("%s: %s", task.name, " - ".join(
       f"{k}: {v:.2f}" for k, v in metrics.items()))
   return metrics
@@ -153,17 +135,13 @@ def evaluate_trial(config, predictor, data):
 
 
 def write_test_predictions(config, predictor, data, trial):
-  """Test-set predictions of one trial: GLUE leaderboard TSVs, SQuAD answer
-  JSONs, and readable files for own-data tasks (`readable_predictions`)."""
+  """Test-set predictions of one trial, in each task's format
+  (`Task.write_test_outputs`: GLUE leaderboard TSVs, SQuAD answer JSONs,
+  readable files for own-data tasks)."""
   base = (os.path.dirname(config.test_predictions) if config.test_predictions
           else config.trial_model_dir(trial))
-  glue_dir = os.path.join(base, GLUE_FOLDER.format(trial))
   for task in config.tasks:
-    own_data = isinstance(task, own_tasks.SpecFiles)
-    splits = ([tasks_lib.TEST] if own_data
-              or task.task_type == tasks_lib.TaskType.SPAN_QA
-              else submission.glue_splits(task))
-    for split in splits:
+    for split in task.test_output_splits():
       if not data.split_exists(task, split):
         logging.info("no %s %s file: no predictions written", task.name,
                      split)
@@ -171,22 +149,7 @@ def write_test_predictions(config, predictor, data, trial):
       feature_set = data.features([task], split, is_training=False)
       outputs = predictor.predict(feature_set, task.name,
                                   config.predict_batch_size)
-      if task.task_type == tasks_lib.TaskType.SPAN_QA:
-        examples = task.read_examples(config.raw_data_root, split).examples
-        answers = qa_evaluation.test_answers(config, task, examples,
-                                             data.tokenizer, data.settings,
-                                             outputs)
-        path = os.path.splitext(config.test_predictions.format(
-            task.name, split, trial))[0] + ".json"
-        qa_evaluation.write_json(path, answers)
-      elif own_data:
-        examples = task.read_examples(config.raw_data_root, split).examples
-        path = readable_predictions.write(
-            os.path.join(base, f"{task.name}_{split}_{trial}.tsv"), task,
-            examples, outputs, task.is_labeled(config.raw_data_root, split),
-            data.label_lists.get(task.name))
-      else:
-        path = submission.write_glue_file(glue_dir, task, split, outputs)
+      path = task.write_test_outputs(outputs, data, split, base, trial)
       logging.info("wrote %s %s predictions to %s", task.name, split, path)
 
 

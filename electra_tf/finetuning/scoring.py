@@ -8,7 +8,7 @@ not needed at run time.
 
 import numpy as np
 
-from electra_tf.finetuning import tag_spans
+from electra_tf.finetuning.tagging import tag_spans
 
 POSITIVE_LABEL = 1
 

@@ -39,7 +39,9 @@ Keys (all but `name` and `files` optional):
 
 `resolve` validates a spec, makes its paths absolute and fills `labels`
 (and `score_range`) from the train file, so a run's recorded config
-rebuilds the same task without the data.
+rebuilds the same task without the data. What a family accepts (formats,
+metrics, a second text) and reads from the train file is declared by its
+file task class (`<family>/file_tasks.py`).
 """
 
 import json
@@ -50,22 +52,8 @@ import tensorflow as tf
 from electra_tf import errors
 from electra_tf.finetuning import table_files
 
-FAMILIES = ("classification", "regression", "tagging", "qa")
 SPLITS = ("train", "dev", "test")
 SPLIT_PLACEHOLDER = "{split}"
-FAMILY_FORMATS = {"classification": ("csv", "tsv", "jsonl"),
-                  "regression": ("csv", "tsv", "jsonl"),
-                  "tagging": ("conll",), "qa": ("squad",)}
-FAMILY_METRICS = {
-    "classification": ("accuracy", "macro_f1", "micro_f1", "mcc"),
-    "regression": ("pearson", "spearman"),
-    "tagging": ("f1", "precision", "recall"),
-    "qa": ("exact", "f1"),
-}
-DEFAULT_METRICS = {"classification": ("accuracy", "macro_f1"),
-                   "regression": ("pearson", "spearman"),
-                   "tagging": ("f1", "precision", "recall"),
-                   "qa": ("exact", "f1")}
 TAG_SCHEMES = ("bioes", "as_given")
 KEYS = {
     "name": str, "family": str, "files": (dict, str), "format": str,
@@ -107,14 +95,17 @@ def load(entry):
   return spec, os.path.dirname(entry)
 
 
-def resolve(entry, read_labels=None):
+def resolve(entry, families):
   """The complete, validated spec of a `task_names` entry.
 
   Args:
     entry: a dict or a .json path (see `is_spec`); an already resolved
       spec is returned as it is (after validation).
-    read_labels: function(spec) -> (labels, score_range) read from the
-      train file; called when the spec has no labels (or no score range).
+    families: {family name: file task class}. A class declares
+      `spec_formats` (the first is the default of a one-format family),
+      `spec_metrics`, `default_metrics`, `reads_pairs` (`text_b` allowed),
+      `filled_from_train` (the spec keys `labels_from_files(spec)` fills
+      when the spec leaves them out).
 
   Returns:
     A dict with every key of `KEYS`, absolute paths and labels filled in.
@@ -134,29 +125,28 @@ def resolve(entry, read_labels=None):
   if not spec.get("name"):
     raise errors.ConfigError(f"{where}: needs a \"name\"")
   resolved = {**DEFAULTS, **spec}
-  _check_choices(resolved, where)
+  _check_choices(resolved, families, where)
+  family = families[resolved["family"]]
   resolved["files"] = _files(resolved["files"] if "files" in spec else None,
                              base, where)
-  resolved["format"] = resolved["format"] or _format(resolved, where)
-  resolved["metrics"] = _metrics(resolved, where)
+  resolved["format"] = resolved["format"] or _format(resolved, family, where)
+  resolved["metrics"] = _metrics(resolved, family, where)
   if resolved["labels"] is not None:
     resolved["labels"] = _labels(resolved["labels"], where)
-  family = resolved["family"]
-  needs_labels = family in ("classification", "tagging") and (
-      resolved["labels"] is None)
-  needs_range = family == "regression" and resolved["score_range"] is None
-  if (needs_labels or needs_range) and read_labels is not None:
-    labels, score_range = read_labels(resolved)
-    if needs_labels:
+  missing = [key for key in family.filled_from_train if resolved[key] is None]
+  if missing:
+    labels, score_range = family.labels_from_files(resolved)
+    if "labels" in missing:
       resolved["labels"] = _labels(labels, where)
-    if needs_range:
+    if "score_range" in missing:
       resolved["score_range"] = score_range
   _check_range(resolved, where)
   return resolved
 
 
-def _check_choices(spec, where):
-  for key, choices in (("family", FAMILIES), ("tag_scheme", TAG_SCHEMES),
+def _check_choices(spec, families, where):
+  for key, choices in (("family", tuple(families)),
+                       ("tag_scheme", TAG_SCHEMES),
                        ("quoting", ("minimal", "none"))):
     if spec[key] not in choices:
       raise errors.ConfigError(f"{where}: {key} {spec[key]!r} is not one of "
@@ -165,10 +155,11 @@ def _check_choices(spec, where):
     if spec[key] is not None and spec[key] <= 0:
       raise errors.ConfigError(f"{where}: {key} must be positive, got "
                                f"{spec[key]}")
-  if spec["text_b"] is not None and spec["family"] not in (
-      "classification", "regression"):
-    raise errors.ConfigError(f"{where}: text_b is for classification and "
-                             "regression tasks")
+  if spec["text_b"] is not None and not families[spec["family"]].reads_pairs:
+    pair_families = [name for name, family in families.items()
+                     if family.reads_pairs]
+    raise errors.ConfigError(f"{where}: text_b is for "
+                             f"{' and '.join(pair_families)} tasks")
 
 
 def _files(files, base, where):
@@ -203,9 +194,9 @@ def _absolute(path, base):
   return os.path.abspath(os.path.join(base or "", path))
 
 
-def _format(spec, where):
-  if spec["family"] in ("tagging", "qa"):
-    return FAMILY_FORMATS[spec["family"]][0]
+def _format(spec, family, where):
+  if len(family.spec_formats) == 1:
+    return family.spec_formats[0]
   formats = {table_files.format_of(p) for p in spec["files"].values()}
   if len(formats) > 1:
     raise errors.ConfigError(f"{where}: the split files have different "
@@ -213,18 +204,18 @@ def _format(spec, where):
   return formats.pop()
 
 
-def _metrics(spec, where):
-  family = spec["family"]
-  if spec["format"] not in FAMILY_FORMATS[family]:
+def _metrics(spec, family, where):
+  name = spec["family"]
+  if spec["format"] not in family.spec_formats:
     raise errors.ConfigError(
-        f"{where}: format {spec['format']!r} does not suit a {family} task; "
-        f"use {', '.join(FAMILY_FORMATS[family])}")
-  metrics = spec["metrics"] or list(DEFAULT_METRICS[family])
-  unknown = [m for m in metrics if m not in FAMILY_METRICS[family]]
+        f"{where}: format {spec['format']!r} does not suit a {name} task; "
+        f"use {', '.join(family.spec_formats)}")
+  metrics = spec["metrics"] or list(family.default_metrics)
+  unknown = [m for m in metrics if m not in family.spec_metrics]
   if unknown or not metrics:
     raise errors.ConfigError(
-        f"{where}: metrics {unknown or metrics} are not {family} metrics; "
-        f"choose from {', '.join(FAMILY_METRICS[family])}")
+        f"{where}: metrics {unknown or metrics} are not {name} metrics; "
+        f"choose from {', '.join(family.spec_metrics)}")
   return list(metrics)
 
 

@@ -1,8 +1,12 @@
-"""The finetuning task interface shared by GLUE, SQuAD and chunking.
+"""The finetuning task interface, implemented by the task families.
 
 A task says what it predicts (`TaskType`, labels, metrics), the original
 recipe's defaults for it (epochs, sequence length), how to read its raw data
-and how to featurize one example into fixed-length model inputs.
+and how to featurize one example into fixed-length model inputs. Its family
+(`classification/`, `qa/`, `tagging/`) supplies the steps that depend on
+what is predicted: the head, the dev metrics, the test-set files and the
+serving module. Generic code (runner, model, feature cache, export) calls
+these and never asks for the task type.
 """
 
 import abc
@@ -180,6 +184,61 @@ class Task(abc.ABC):
       Dicts of int/float scalars and int32/float32 NumPy arrays of length
       `settings.max_seq_length`, keyed by feature name.
     """
+
+  # What a family provides. Not abstract: a task used only for its
+  # features (a cache, a pipeline) need not define them.
+
+  # `FinetuningConfig` paths the task's evaluation writes to.
+  output_paths = ()
+
+  def data_labels(self, data_dir):
+    """Labels read from the raw data (recorded with the run and given to
+    `build_head` as `num_labels`); None when the task names its own."""
+    del data_dir  # the task's labels are fixed
+    return None
+
+  def is_long(self, example, feature, max_seq_length):
+    """Whether featurization cut `example` to make `feature` fit."""
+    raise NotImplementedError(f"{self.name} does not say what is long")
+
+  def build_head(self, config, num_labels=None, dtype=None):
+    """The original's head layer for this task, named after it.
+
+    Args:
+      config: the `FinetuningConfig` (encoder width, head settings).
+      num_labels: how many labels `data_labels` found.
+      dtype: a Keras dtype policy.
+    """
+    raise NotImplementedError(f"{self.name} has no head")
+
+  def evaluate(self, outputs, run, split):
+    """{metric: percent} of the model's outputs on `split`.
+
+    Args:
+      outputs: `Predictor.predict` arrays (head outputs and features).
+      run: has `config` (a `FinetuningConfig`), `tokenizer`, `settings`
+        (`DataSettings`) and `label_lists` ({task name: `data_labels`}).
+      split: the split the outputs are of.
+    """
+    raise NotImplementedError(f"{self.name} cannot be scored")
+
+  def test_output_splits(self):
+    """The splits `write_test_outputs` writes predictions of."""
+    return [TEST]
+
+  def write_test_outputs(self, outputs, run, split, folder, trial):
+    """Writes the predictions of `split` for trial `trial` (as `evaluate`'s
+    arguments), in or near `folder`; returns the file's path."""
+    raise NotImplementedError(f"{self.name} writes no predictions")
+
+  def serving_module(self, model, config, vocab_file, labels=None,
+                     jit_compile=False):
+    """A `TaskServingModule` for this task's head of `model`.
+
+    `labels`: the run's `data_labels` of this task; `jit_compile`: see
+    `TaskServingModule`.
+    """
+    raise NotImplementedError(f"{self.name} cannot be served")
 
   def __repr__(self):
     return f"{type(self).__name__}({self.name!r})"

@@ -2,8 +2,7 @@
 
 * A finetuning trial dir (`finetuning_config.json`, `labels.json`,
   `ckpt-<step>`): one SavedModel per task head (`export_finetuned`), with
-  the task module of its type: `SentenceServingModule` (GLUE),
-  `SpanServingModule` (SQuAD) or `TaggerServingModule` (chunking).
+  the serving module of the task's family (`Task.serving_module`).
 * A pretraining run's model dir (`config.json`, `ckpt-<step>`): the
   discriminator encoder (`export_pretraining_run`, via `export_encoder`).
 Each export is a new version `<export_dir>/<n>/` (see `export.py`), with
@@ -20,18 +19,12 @@ from electra_tf import errors
 from electra_tf import tokenization
 from electra_tf.data import special_tokens
 from electra_tf.finetuning import checkpoints
-from electra_tf.finetuning import tasks as tasks_lib
 from electra_tf.pretraining import model as pretraining_model
-from electra_tf.serving import classifier_module
 from electra_tf.serving import encoder_module
 from electra_tf.serving import export
-from electra_tf.serving import span_module
-from electra_tf.serving import tagger_module
 from electra_tf.training import checkpointing
 
 FINETUNED_KIND = "electra_finetuned"
-SENTENCE_TYPES = (tasks_lib.TaskType.CLASSIFICATION,
-                  tasks_lib.TaskType.REGRESSION)
 
 
 def checked_vocab_file(vocab_file, vocab_size, recorded=None):
@@ -66,25 +59,6 @@ def _check_same_tokens(vocab, trained, vocab_file, recorded):
           "run's")
 
 
-def serving_module(model, config, task, vocab_file, labels=None,
-                   jit_compile=False):
-  """The serving module of `task`'s head of a `FinetuningModel`.
-
-  `labels`: the tag list of a tagging task (from the run's labels.json);
-  `jit_compile`: see `task_module.TaskServingModule`.
-  """
-  if task.task_type in SENTENCE_TYPES:
-    return classifier_module.SentenceServingModule(
-        model, task, config, vocab_file, jit_compile=jit_compile)
-  if task.task_type == tasks_lib.TaskType.SPAN_QA:
-    return span_module.SpanServingModule(model, task, config, vocab_file,
-                                         jit_compile=jit_compile)
-  if not labels:
-    raise errors.ConfigError(f"no labels for the tagging task {task.name}")
-  return tagger_module.TaggerServingModule(model, task, config, vocab_file,
-                                           labels, jit_compile=jit_compile)
-
-
 def export_task(model, config, task, export_dir, vocab_file=None,
                 labels=None, version=None, source=None, jit_compile=False):
   """Exports `task`'s head of an in-memory `FinetuningModel`.
@@ -94,7 +68,7 @@ def export_task(model, config, task, export_dir, vocab_file=None,
     task: the `Task` to serve.
     export_dir: TF Serving model dir; a new version is written in it.
     vocab_file: default `config.vocab_file`.
-    labels: tag list of a tagging task.
+    labels: the labels the run read from the data (its labels.json).
     version: version number (default: the next one).
     source: the checkpoint exported, recorded in the config asset.
     jit_compile: run encoder and head with XLA (see
@@ -106,8 +80,8 @@ def export_task(model, config, task, export_dir, vocab_file=None,
   vocab_file = checked_vocab_file(vocab_file,
                                   config.encoder_config.vocab_size,
                                   recorded=config.vocab_file)
-  module = serving_module(model, config, task, vocab_file, labels,
-                          jit_compile)
+  module = task.serving_module(model, config, vocab_file, labels,
+                               jit_compile)
   description = {
       "kind": FINETUNED_KIND, "task": task.name, "jit_compile": jit_compile,
       "task_type": task.task_type.value, "checkpoint": source,

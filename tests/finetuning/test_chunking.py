@@ -7,7 +7,8 @@ import pytest
 
 from electra_tf import errors
 from electra_tf.data import features as feature_names
-from electra_tf.finetuning import chunking
+from electra_tf.finetuning.tagging import chunking
+from electra_tf.finetuning.tagging import features as tag_features
 from electra_tf.finetuning import scoring
 from electra_tf.finetuning import tasks
 
@@ -73,7 +74,7 @@ def test_bad_lines_raise_with_file_and_line(tmp_path, line, message):
 def example_with_subwords():
   words = ("They", "playing", "unbelievable", ".")
   label_ids = (5, 7, 4, 3)
-  return chunking.TaggingExample(3, words, (), label_ids)
+  return tag_features.TaggingExample(3, words, (), label_ids)
 
 
 def test_labels_sit_on_first_sub_tokens(tokenizer):
@@ -83,15 +84,15 @@ def test_labels_sit_on_first_sub_tokens(tokenizer):
   expected_tokens = "[CLS] they play ##ing un ##believ ##able . [SEP]"
   assert features[feature_names.INPUT_IDS].tolist() == tokenizer.ids(
       expected_tokens) + [0] * 7
-  assert features[chunking.LABELED_POSITIONS].tolist() == [1, 2, 4, 7] + [
+  assert features[tag_features.LABELED_POSITIONS].tolist() == [1, 2, 4, 7] + [
       0] * 12
-  assert features[chunking.LABELS_MASK].tolist() == [1.0] * 4 + [0.0] * 12
-  assert features[chunking.LABELS].tolist() == [5, 7, 4, 3] + [0] * 12
+  assert features[tag_features.LABELS_MASK].tolist() == [1.0] * 4 + [0.0] * 12
+  assert features[tag_features.LABELS].tolist() == [5, 7, 4, 3] + [0] * 12
   # As the original: segment 1 on every real token.
   assert features[feature_names.SEGMENT_IDS].tolist() == [1] * 9 + [0] * 7
   assert features[feature_names.INPUT_MASK].tolist() == [1] * 9 + [0] * 7
   assert features[tasks.EXAMPLE_ID] == 3
-  assert features[chunking.LABELS_MASK].dtype == np.float32
+  assert features[tag_features.LABELS_MASK].dtype == np.float32
 
 
 def test_truncation_follows_the_original_rule(tokenizer):
@@ -102,8 +103,8 @@ def test_truncation_follows_the_original_rule(tokenizer):
                                        settings)
   assert features[feature_names.INPUT_IDS].tolist() == tokenizer.ids(
       "[CLS] they play ##ing un ##believ ##able [SEP]") + [0] * 4
-  assert features[chunking.LABELED_POSITIONS].tolist()[:4] == [1, 2, 4, 0]
-  assert features[chunking.LABELS_MASK].tolist()[:4] == [1.0, 1.0, 1.0, 0.0]
+  assert features[tag_features.LABELED_POSITIONS].tolist()[:4] == [1, 2, 4, 0]
+  assert features[tag_features.LABELS_MASK].tolist()[:4] == [1.0, 1.0, 1.0, 0.0]
 
 
 def test_decode_tags_reads_the_kept_words(tokenizer):
@@ -111,7 +112,7 @@ def test_decode_tags_reads_the_kept_words(tokenizer):
   features, = chunking.CHUNK.featurize(example_with_subwords(), tokenizer,
                                        settings)
   predictions = np.array([0, 2, 1, 3] + [0] * 8)
-  tags = chunking.decode_tags(predictions, features[chunking.LABELS_MASK],
+  tags = tag_features.decode_tags(predictions, features[tag_features.LABELS_MASK],
                               LABEL_LIST)
   assert tags == ["B-NP", "I-NP", "E-NP"]
   assert scoring.chunk_f1([tags], [["B-NP", "I-NP", "I-NP"]])["f1"] == 1.0
@@ -137,15 +138,15 @@ def test_words_of_many_pieces_never_overflow_the_sequence():
   # The original's rule (ids + words + 3 <= length) lets a 10-piece word
   # through after "ab" and would overflow length 10; the sentence is cut
   # before it instead.
-  example = chunking.TaggingExample(0, ("ab", "cdefghijkl"), ("O", "O"),
+  example = tag_features.TaggingExample(0, ("ab", "cdefghijkl"), ("O", "O"),
                                     (0, 0))
   features, = chunking.CHUNK.featurize(example, PiecePerLetter(),
                                        tasks.DataSettings(max_seq_length=10))
   assert features[feature_names.INPUT_IDS].tolist() == [1, 3, 3, 2] + [0] * 6
-  assert features[chunking.LABELS_MASK].tolist()[:2] == [1.0, 0.0]
+  assert features[tag_features.LABELS_MASK].tolist()[:2] == [1.0, 0.0]
   # A first word longer than the whole sequence keeps its first pieces.
-  alone = chunking.TaggingExample(0, ("abcdefghijkl",), ("O",), (0,))
+  alone = tag_features.TaggingExample(0, ("abcdefghijkl",), ("O",), (0,))
   features, = chunking.CHUNK.featurize(alone, PiecePerLetter(),
                                        tasks.DataSettings(max_seq_length=10))
   assert features[feature_names.INPUT_IDS].tolist() == [1] + [3] * 8 + [2]
-  assert features[chunking.LABELS_MASK].tolist()[:2] == [1.0, 0.0]
+  assert features[tag_features.LABELS_MASK].tolist()[:2] == [1.0, 0.0]

@@ -12,8 +12,9 @@ from electra_tf import errors
 from electra_tf.data import features as feature_names
 from electra_tf.finetuning import encoding
 from electra_tf.finetuning import evaluation
-from electra_tf.finetuning import glue
-from electra_tf.finetuning import glue_tasks
+from electra_tf.finetuning.classification import glue
+from electra_tf.finetuning.classification import features as sentence_features
+from electra_tf.finetuning.classification import glue_tasks
 from electra_tf.finetuning import model as model_lib
 from electra_tf.finetuning import runner
 from electra_tf.finetuning import tasks
@@ -144,7 +145,7 @@ def test_sts_scores_columns_from_the_end_and_errors(tmp_path):
   assert texts_and_labels(dev) == [(0, "a cat", "a dog", 3.8)]
   assert texts_and_labels(glue_tasks.STS.read_examples(tmp_path, "test")) == [
       (0, "x", "y", 0.0)]
-  assert glue_tasks.STS.label_features(3.8) == {glue.TARGETS: 3.8 / 5.0}
+  assert glue_tasks.STS.label_features(3.8) == {sentence_features.TARGETS: 3.8 / 5.0}
   for bad, message in (("7.5", "outside"), ("high", "not a number")):
     path = write_tsv(tmp_path, "sts", "dev", [header, prefix + ["a", "b",
                                                                 bad]])
@@ -194,17 +195,17 @@ def test_truncate_pair_pops_the_longer_side():
 
 
 def test_featurize_single_sentence_truncates_and_pads(tokenizer):
-  example = glue.SentenceExample(4, "The cat sat on the mat.", None, "1")
+  example = sentence_features.SentenceExample(4, "The cat sat on the mat.", None, "1")
   settings = glue_tasks.SST.settings(max_seq_length=6)
   features, = glue_tasks.SST.featurize(example, tokenizer, settings)
   assert features[feature_names.INPUT_IDS].tolist() == tokenizer.ids(
       "[CLS] the cat sat on [SEP]")
   assert features[feature_names.INPUT_MASK].tolist() == [1] * 6
   assert features[feature_names.SEGMENT_IDS].tolist() == [0] * 6
-  assert features[glue.LABEL_IDS] == 1
+  assert features[sentence_features.LABEL_IDS] == 1
   assert features[tasks.EXAMPLE_ID] == 4
   short, = glue_tasks.SST.featurize(
-      glue.SentenceExample(0, "a dog", None, "0"), tokenizer, settings)
+      sentence_features.SentenceExample(0, "a dog", None, "0"), tokenizer, settings)
   assert short[feature_names.INPUT_IDS].tolist() == tokenizer.ids(
       "[CLS] a dog [SEP]") + [0, 0]
   assert short[feature_names.INPUT_MASK].tolist() == [1, 1, 1, 1, 0, 0]
@@ -212,14 +213,14 @@ def test_featurize_single_sentence_truncates_and_pads(tokenizer):
 
 
 def test_featurize_pair_segments_and_truncation(tokenizer):
-  example = glue.SentenceExample(0, "the cat sat", "the dog is hairy",
+  example = sentence_features.SentenceExample(0, "the cat sat", "the dog is hairy",
                                  "entailment")
   fits, = glue_tasks.RTE.featurize(example, tokenizer,
                                    glue_tasks.RTE.settings(max_seq_length=11))
   assert fits[feature_names.INPUT_IDS].tolist() == tokenizer.ids(
       "[CLS] the cat sat [SEP] the dog is hairy [SEP]") + [0]
   assert fits[feature_names.SEGMENT_IDS].tolist() == [0] * 5 + [1] * 5 + [0]
-  assert fits[glue.LABEL_IDS] == 0
+  assert fits[sentence_features.LABEL_IDS] == 0
   cut, = glue_tasks.RTE.featurize(example, tokenizer,
                                   glue_tasks.RTE.settings(max_seq_length=9))
   # 3 + 4 tokens into 6: the longer (second) loses its last token.
@@ -229,10 +230,10 @@ def test_featurize_pair_segments_and_truncation(tokenizer):
 
 
 def test_featurize_regression_target(tokenizer):
-  example = glue.SentenceExample(0, "a cat", "a dog", 2.5)
+  example = sentence_features.SentenceExample(0, "a cat", "a dog", 2.5)
   features, = glue_tasks.STS.featurize(example, tokenizer,
                                        glue_tasks.STS.settings())
-  assert features[glue.TARGETS] == 0.5
+  assert features[sentence_features.TARGETS] == 0.5
   assert len(features[feature_names.INPUT_IDS]) == 128
 
 

@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 
 from electra_tf import errors
-from electra_tf.finetuning import chunking
-from electra_tf.finetuning import glue
 from electra_tf.finetuning import registry
 from electra_tf.finetuning import scoring
-from electra_tf.finetuning import squad
+from electra_tf.finetuning.qa import squad
 from electra_tf.finetuning import tasks
+from electra_tf.finetuning.classification import features as sentence_features
+from electra_tf.finetuning.tagging import features as tag_features
 
 
 def test_all_tasks_are_registered_under_their_original_names():
@@ -56,9 +56,9 @@ def sample_example(task):
     return squad.QAExample(0, "q", "who sat ?", ("the", "cat", "sat"),
                            "cat", 1, 1)
   if task.task_type is tasks.TaskType.TAGGING:
-    return chunking.TaggingExample(0, ("the", "cat"), ("B-NP", "E-NP"),
+    return tag_features.TaggingExample(0, ("the", "cat"), ("B-NP", "E-NP"),
                                    (0, 1))
-  return glue.SentenceExample(0, "the cat", "a dog", task.dummy_label())
+  return sentence_features.SentenceExample(0, "the cat", "a dog", task.dummy_label())
 
 
 @pytest.mark.parametrize("name", registry.task_names())

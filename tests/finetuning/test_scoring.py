@@ -10,7 +10,7 @@ from sklearn import metrics
 
 from electra_tf import errors
 from electra_tf.finetuning import scoring
-from electra_tf.finetuning import tag_spans
+from electra_tf.finetuning.tagging import tag_spans
 
 NUM_TRIALS = 300
 

@@ -7,8 +7,8 @@ import pytest
 
 from electra_tf import errors
 from electra_tf.data import features as feature_names
-from electra_tf.finetuning import squad
-from electra_tf.finetuning import squad_features
+from electra_tf.finetuning.qa import squad
+from electra_tf.finetuning.qa import squad_features
 from electra_tf.finetuning import tasks
 
 CONTEXT = "The leader was John Smith (1895-1943)."

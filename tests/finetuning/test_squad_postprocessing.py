@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 from electra_tf import errors
-from electra_tf.finetuning import squad
-from electra_tf.finetuning import squad_features
-from electra_tf.finetuning import squad_postprocessing as post
+from electra_tf.finetuning.qa import squad
+from electra_tf.finetuning.qa import squad_features
+from electra_tf.finetuning.qa import squad_postprocessing as post
 from electra_tf.finetuning import tasks
 from tests.finetuning import conftest
 

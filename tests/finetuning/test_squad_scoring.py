@@ -8,7 +8,7 @@ import string
 import pytest
 
 from electra_tf import errors
-from electra_tf.finetuning import squad_scoring
+from electra_tf.finetuning.qa import squad_scoring
 
 NUM_TRIALS = 200
 WORD_POOL = ["the", "The", "a", "an", "An", "cat", "Cat", "dog", "theatre",

@@ -8,9 +8,9 @@ import pytest
 import tensorflow as tf
 from absl import logging
 
-from electra_tf.finetuning import evaluation
-from electra_tf.finetuning import glue
 from electra_tf.finetuning import registry
+from electra_tf.finetuning.classification import evaluation as sentence_evaluation
+from electra_tf.finetuning.classification import features as sentence_features
 from electra_tf.pretraining import health
 
 B, L, H = 4, 6, 8
@@ -97,11 +97,11 @@ def test_finetuning_warns_when_every_prediction_is_one_class():
   logging.get_absl_logger().addFilter(
       lambda record: warnings.append(record.getMessage()) or True)
   one_class = {"predictions": np.zeros(5, np.int32),
-               glue.LABEL_IDS: np.array([0, 1, 0, 1, 1])}
-  assert evaluation.warn_if_one_class(sst, one_class, "dev")
+               sentence_features.LABEL_IDS: np.array([0, 1, 0, 1, 1])}
+  assert sentence_evaluation.warn_if_one_class(sst, one_class, "dev")
   assert any("every one of the 5 predictions is '0'" in w for w in warnings)
   mixed = {"predictions": np.array([0, 1, 0, 0, 1]),
-           glue.LABEL_IDS: np.array([0, 1, 0, 1, 1])}
-  assert not evaluation.warn_if_one_class(sst, mixed, "dev")
+           sentence_features.LABEL_IDS: np.array([0, 1, 0, 1, 1])}
+  assert not sentence_evaluation.warn_if_one_class(sst, mixed, "dev")
   sts = registry.get_task("sts")
-  assert not evaluation.warn_if_one_class(sts, one_class, "dev")
+  assert not sentence_evaluation.warn_if_one_class(sts, one_class, "dev")

@@ -15,12 +15,12 @@ import numpy as np
 
 from electra_tf import errors
 from electra_tf import tokenization
-from electra_tf.finetuning import chunking
 from electra_tf.finetuning import feature_cache
-from electra_tf.finetuning import glue
-from electra_tf.finetuning import squad
-from electra_tf.finetuning import squad_features
+from electra_tf.finetuning.qa import squad
+from electra_tf.finetuning.qa import squad_features
 from electra_tf.finetuning import tasks as tasks_lib
+from electra_tf.finetuning.classification import features as sentence_features
+from electra_tf.finetuning.tagging import features as tag_features
 from tests.conftest import TESTDATA
 
 VOCAB = os.path.join(TESTDATA, "bert_uncased_vocab.txt")
@@ -103,10 +103,10 @@ def finetuning_features(task, settings, inputs, vocab_file=VOCAB):
     texts = [_decoded(text) for text in texts]
     if task.task_type == tasks_lib.TaskType.TAGGING:
       words = tuple(texts[0].split())
-      example = chunking.TaggingExample(i, words, ("O",) * len(words),
+      example = tag_features.TaggingExample(i, words, ("O",) * len(words),
                                         (0,) * len(words))
     else:
-      example = glue.SentenceExample(i, texts[0], (texts + [None])[1],
+      example = sentence_features.SentenceExample(i, texts[0], (texts + [None])[1],
                                      task.dummy_label())
     try:
       featurized.append(task.featurize(example, full, settings))

@@ -15,11 +15,11 @@ import tensorflow as tf
 
 from electra_tf import tokenization
 from electra_tf.finetuning import checkpoints
-from electra_tf.finetuning import qa_evaluation
-from electra_tf.finetuning import squad_features
+from electra_tf.finetuning.qa import evaluation as qa_evaluation
+from electra_tf.finetuning.qa import squad_features
 from electra_tf.finetuning import tasks
-from electra_tf.serving import span_features
-from electra_tf.serving import span_module
+from electra_tf.finetuning.qa import graph_features as span_features
+from electra_tf.finetuning.qa import serving_module as span_module
 from electra_tf.serving import text_features
 from tests.serving import cases
 from tests.serving import conftest

@@ -23,6 +23,8 @@ EXAMPLE_ID_STRIDE = 1000
 NUM_FRAMING_TOKENS = 3
 # Tie-break favouring longer windows when choosing a token's best window.
 SPAN_LENGTH_WEIGHT = 0.01
+# Characters the original treats as whitespace between context words.
+WHITESPACE = frozenset(" \t\r\n\u202f")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,8 +1,8 @@
-"""Chunking featurization in the graph: text -> words -> tagged positions.
+"""Tagging featurization in the graph: text -> words -> tagged positions.
 
 The original reads one word per line of a CoNLL file, so a word is what
 Python's `str.split()` yields; a raw text is split the same way (on every
-character `str.isspace` accepts). Then, as `ChunkingTask.featurize`:
+character `str.isspace` accepts). Then, as `features.sentence_features`:
 each word is sub-tokenized and labelled at its first sub-token, and words
 are added while `number of words + ids so far + 3 <= max_seq_length`, so
 long sentences keep fewer words than would fit, and a sentence of more
@@ -21,7 +21,7 @@ import tensorflow as tf
 
 from electra_tf.data import char_classes
 from electra_tf.data import features as F
-from electra_tf.finetuning import chunking
+from electra_tf.finetuning.tagging import features as tag_features
 from electra_tf.serving import text_features
 
 UTF8 = "UTF-8"
@@ -111,8 +111,9 @@ class WordTagFeaturizer(tf.Module):
     return {
         F.INPUT_IDS: tf.cast(ids.to_tensor(shape=shape), tf.int32),
         F.INPUT_MASK: tf.cast(mask, tf.int32),
-        F.SEGMENT_IDS: tf.cast(mask * chunking.TAGGING_SEGMENT_ID, tf.int32),
-        chunking.LABELED_POSITIONS: tf.cast(
+        F.SEGMENT_IDS: tf.cast(mask * tag_features.TAGGING_SEGMENT_ID,
+                               tf.int32),
+        tag_features.LABELED_POSITIONS: tf.cast(
             positions.to_tensor(shape=tagged), tf.int32),  # [B, N]
-        chunking.LABELS_MASK: tf.ones_like(positions, tf.float32).to_tensor(
-            shape=tagged)}
+        tag_features.LABELS_MASK: tf.ones_like(
+            positions, tf.float32).to_tensor(shape=tagged)}

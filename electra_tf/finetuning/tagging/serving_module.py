@@ -1,8 +1,8 @@
-"""A finetuned chunking head as a SavedModel: text in, a tag per word out.
+"""A finetuned tagging head as a SavedModel: text in, a tag per word out.
 
 Signatures:
   * `serving_default(text)`: strings [B], split into words as the
-    original's CoNLL words (`tagging_features`). Outputs: `words` string
+    original's CoNLL words (`graph_features`). Outputs: `words` string
     [B, W] (every word of the text, "" as padding), `tags` string [B, W]
     (the BIOES tag of each tagged word; "" for padding and for words that
     finetuning's truncation drops), `tag_ids` int32 [B, W] (-1 there),
@@ -21,21 +21,21 @@ Signatures:
 import tensorflow as tf
 
 from electra_tf.data import features as F
-from electra_tf.finetuning import chunking
-from electra_tf.serving import tagging_features
+from electra_tf.finetuning.tagging import features as tag_features
+from electra_tf.finetuning.tagging import graph_features
 from electra_tf.serving import task_module
 
 NO_TAG = -1
-TAGGING_INPUTS = (chunking.LABELED_POSITIONS, chunking.LABELS_MASK)
+TAGGING_INPUTS = (tag_features.LABELED_POSITIONS, tag_features.LABELS_MASK)
 
 
 def tagging_input_signature():
   """Token-id features plus the tagged positions: names, dtypes, shapes."""
   signature = F.model_input_signature()
-  signature[chunking.LABELED_POSITIONS] = tf.TensorSpec(
-      [None, None], tf.int32, name=chunking.LABELED_POSITIONS)
-  signature[chunking.LABELS_MASK] = tf.TensorSpec(
-      [None, None], tf.float32, name=chunking.LABELS_MASK)
+  signature[tag_features.LABELED_POSITIONS] = tf.TensorSpec(
+      [None, None], tf.int32, name=tag_features.LABELED_POSITIONS)
+  signature[tag_features.LABELS_MASK] = tf.TensorSpec(
+      [None, None], tf.float32, name=tag_features.LABELS_MASK)
   return signature
 
 
@@ -51,7 +51,7 @@ class TaggerServingModule(task_module.TaskServingModule):
     super().__init__(model, task, config, vocab_file,
                      jit_compile=jit_compile)
     self.tag_names = tf.constant(list(labels))  # [K]
-    self.words = tagging_features.WordTagFeaturizer(self.featurizer,
+    self.words = graph_features.WordTagFeaturizer(self.featurizer,
                                                     config.max_seq_length)
     self._spec = task_module.example_spec(task, self.settings,
                                           required=TAGGING_INPUTS)
@@ -71,7 +71,7 @@ class TaggerServingModule(task_module.TaskServingModule):
 
   def _predict(self, features):
     logits = self.head_outputs(features)["logits"]  # [B, N, K]
-    ids, tags = self._tags(logits, features[chunking.LABELS_MASK] > 0)
+    ids, tags = self._tags(logits, features[tag_features.LABELS_MASK] > 0)
     return {"logits": logits, "tag_ids": ids, "tags": tags}
 
   def _examples(self, examples):
@@ -87,7 +87,7 @@ class TaggerServingModule(task_module.TaskServingModule):
     logits = tf.pad(logits, [[0, 0], [0, tf.maximum(
         num_words - num_tagged, 0)], [0, 0]])[:, :num_words]  # [B, W, K]
     tagged_per_text = tf.cast(tf.reduce_sum(
-        features[chunking.LABELS_MASK], 1), tf.int32)  # [B]
+        features[tag_features.LABELS_MASK], 1), tf.int32)  # [B]
     tagged = tf.range(num_words)[None, :] < tagged_per_text[:, None]
     ids, tags = self._tags(logits, tagged)
     return {"words": padded_words, "tags": tags, "tag_ids": ids,

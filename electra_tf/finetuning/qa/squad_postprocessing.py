@@ -17,7 +17,7 @@ import numpy as np
 import tensorflow as tf
 
 from electra_tf import errors
-from electra_tf.finetuning import squad_features
+from electra_tf.finetuning.qa import squad_features
 from electra_tf.finetuning import tasks
 
 # The original's threshold on the null odds when writing SQuAD 2.0 answers.

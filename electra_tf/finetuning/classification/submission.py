@@ -1,17 +1,15 @@
-"""Test-set predictions in the formats the leaderboards take.
+"""GLUE test-set predictions in the format the leaderboard takes.
 
-GLUE (gluebenchmark.com): one `<NAME>.tsv` per task with a header
+gluebenchmark.com takes one `<NAME>.tsv` per task with a header
 `index<TAB>prediction` and one row per test example, in the test file's
 order; predictions are label names (`entailment`, `0`/`1`, ...) or, for
 STS-B, a score in [0, 5]. MNLI's matched and mismatched test sets go to
 `MNLI-m.tsv` and `MNLI-mm.tsv`, its diagnostic set to `AX.tsv`; a model
 finetuned on `mnli` writes all three.
-SQuAD: a JSON {question id: answer}, "" for predicted no-answer (2.0).
 """
 
 import os
 
-import numpy as np
 import tensorflow as tf
 
 from electra_tf.finetuning import tasks as tasks_lib
@@ -27,7 +25,8 @@ GLUE_FILE_NAMES = {
     ("qnli", "test"): "QNLI", ("rte", "test"): "RTE", ("wnli", "test"): "WNLI",
 }
 HEADER = "index\tprediction\n"
-SCORE_FORMAT = "{:.3f}"
+# Folder of a trial's leaderboard files, below the test predictions' folder.
+GLUE_FOLDER = "glue_trial_{}"
 
 
 def glue_splits(task):
@@ -38,13 +37,7 @@ def glue_splits(task):
 def prediction_strings(task, outputs):
   """(example id, leaderboard string) of every predicted example."""
   eids = outputs[tasks_lib.EXAMPLE_ID].tolist()
-  predictions = outputs["predictions"]
-  if task.task_type == tasks_lib.TaskType.REGRESSION:
-    # Targets were (score - min) / max; undo, within the score range.
-    scores = np.clip(predictions * task.max_value + task.min_value,
-                     task.min_value, task.max_value)
-    return [(eid, SCORE_FORMAT.format(s)) for eid, s in zip(eids, scores)]
-  return [(eid, task.labels[int(p)]) for eid, p in zip(eids, predictions)]
+  return list(zip(eids, task.prediction_strings(outputs["predictions"])))
 
 
 def write_glue_file(directory, task, split, outputs):

@@ -21,10 +21,10 @@ window.
 
 import tensorflow as tf
 
-from electra_tf.finetuning import squad_postprocessing as post
-from electra_tf.serving import span_features
+from electra_tf.finetuning.qa import squad_postprocessing as post
+from electra_tf.finetuning.qa import graph_features
 
-UTF8 = span_features.UTF8
+UTF8 = graph_features.UTF8
 SPACE = ord(" ")
 NO_OFFSET = -1
 
@@ -65,8 +65,8 @@ def best_spans(windows, outputs, settings):
   start, end, start_score, end_score = _candidates(outputs, settings)
   word_of = lambda positions: tf.gather(windows.context_word, positions,
                                         batch_dims=1)
-  valid = ((word_of(start) != span_features.NOT_IN_CONTEXT) &
-           (word_of(end) != span_features.NOT_IN_CONTEXT) & (start <= end) &
+  valid = ((word_of(start) != graph_features.NOT_IN_CONTEXT) &
+           (word_of(end) != graph_features.NOT_IN_CONTEXT) & (start <= end) &
            tf.gather(windows.max_context, start, batch_dims=1) &
            (end - start + 1 <= settings.max_answer_length))  # [N, K]
   score = tf.where(valid, start_score + end_score, -float("inf"))

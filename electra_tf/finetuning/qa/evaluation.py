@@ -6,15 +6,10 @@ with the official scripts' definitions (2.0 with `qa_na_threshold` on the
 null odds) and the scores written to `qa_eval_file`.
 """
 
-import json
-import os
-
-import tensorflow as tf
-
-from electra_tf.finetuning import squad
-from electra_tf.finetuning import squad_postprocessing as post
-from electra_tf.finetuning import squad_scoring
+from electra_tf.finetuning import prediction_files
 from electra_tf.finetuning import tasks as tasks_lib
+from electra_tf.finetuning.qa import squad_postprocessing as post
+from electra_tf.finetuning.qa import squad_scoring
 
 JOINT_FIELDS = ("start_top_log_probs", "start_top_index", "end_top_log_probs",
                 "end_top_index")
@@ -48,27 +43,22 @@ def decode(config, task, examples, tokenizer, settings, outputs):
       decoding_settings(config, task))
 
 
-def write_json(path, value):
-  """Writes `value` as JSON at `path` (any gfile path), creating dirs."""
-  tf.io.gfile.makedirs(os.path.dirname(path))
-  with tf.io.gfile.GFile(path, "w") as f:
-    json.dump(value, f)
-
-
 def squad_metrics(config, task, examples, tokenizer, settings, outputs,
-                  split=tasks_lib.DEV):
-  """Decodes, writes the prediction files and returns the official scores."""
+                  dataset):
+  """Decodes, writes the prediction files and returns the official scores
+  against `dataset` (the articles of the split's SQuAD file)."""
   decoded = decode(config, task, examples, tokenizer, settings, outputs)
-  write_json(config.qa_preds_file.format(task.name), decoded.predictions)
-  dataset = squad.load_dataset(task.split_path(config.raw_data_root, split))
+  prediction_files.write_json(config.qa_preds_file.format(task.name),
+                              decoded.predictions)
   if task.v2:
-    write_json(config.qa_na_file.format(task.name), decoded.null_odds)
+    prediction_files.write_json(config.qa_na_file.format(task.name),
+                                decoded.null_odds)
     scores = squad_scoring.evaluate_v2(dataset, decoded.predictions,
                                        decoded.null_odds,
                                        na_prob_thresh=config.qa_na_threshold)
   else:
     scores = squad_scoring.evaluate_v1(dataset, decoded.predictions)
-  write_json(config.qa_eval_file.format(task.name), scores)
+  prediction_files.write_json(config.qa_eval_file.format(task.name), scores)
   return scores
 
 

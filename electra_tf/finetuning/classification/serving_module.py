@@ -1,4 +1,4 @@
-"""A finetuned GLUE head as a SavedModel: sentences in, labels or scores out.
+"""A finetuned sentence head as a SavedModel: texts in, labels or scores out.
 
 Signatures:
   * `serving_default`: raw strings, tokenized and truncated in the graph as
@@ -21,7 +21,6 @@ The raw-text signature also returns the model inputs `input_ids`,
 import tensorflow as tf
 
 from electra_tf.data import features as F
-from electra_tf.finetuning import tasks as tasks_lib
 from electra_tf.serving import task_module
 
 
@@ -37,19 +36,15 @@ def is_pair_task(task):
 
 
 class SentenceServingModule(task_module.TaskServingModule):
-  """Classification or regression head of a finetuned model, for export.
+  """Sentence-level head of a finetuned model, for export.
 
-  Args: as `TaskServingModule`; `task` is a GLUE task.
+  Args: as `TaskServingModule`; `task` is a `SentenceTask`. Subclasses say
+  what the head's outputs become (`_outputs`).
   """
 
   def __init__(self, model, task, config, vocab_file, jit_compile=False):
     super().__init__(model, task, config, vocab_file,
                      jit_compile=jit_compile)
-    self.regression = task.task_type == tasks_lib.TaskType.REGRESSION
-    if self.regression:
-      self.score_range = (task.min_value, task.max_value)
-    else:
-      self.label_names = tf.constant(task.labels)  # [C]
     self._spec = task_module.example_spec(task, self.settings)
     if is_pair_task(task):
       self.serve_text = tf.function(self._text_pair, input_signature=[
@@ -62,18 +57,12 @@ class SentenceServingModule(task_module.TaskServingModule):
     self.serve_examples = tf.function(
         self._examples, input_signature=[task_module.EXAMPLES])
 
+  def _outputs(self, head_outputs):
+    """The signature outputs of the head's outputs."""
+    raise NotImplementedError
+
   def _predict(self, features):
-    out = self.head_outputs(features)
-    if self.regression:
-      raw = out["predictions"]  # [B]
-      low, high = self.score_range
-      # Undoes finetuning's target scaling, as submission.py does.
-      return {"score": tf.clip_by_value(raw * high + low, low, high),
-              "raw_score": raw}
-    logits = out["logits"]  # [B, C]
-    return {"logits": logits, "probabilities": tf.nn.softmax(logits),
-            "label_id": out["predictions"],
-            "label": tf.gather(self.label_names, out["predictions"])}
+    return self._outputs(self.head_outputs(features))
 
   def _with_inputs(self, features):
     out = self._predict(features)
@@ -97,3 +86,34 @@ class SentenceServingModule(task_module.TaskServingModule):
     return {"serving_default": self.serve_text,
             "serve_token_ids": self.serve_token_ids,
             "serve_examples": self.serve_examples}
+
+
+class ClassifierServingModule(SentenceServingModule):
+  """A classification head: label ids, names, logits and probabilities."""
+
+  def __init__(self, model, task, config, vocab_file, jit_compile=False):
+    super().__init__(model, task, config, vocab_file,
+                     jit_compile=jit_compile)
+    self.label_names = tf.constant(task.labels)  # [C]
+
+  def _outputs(self, head_outputs):
+    logits = head_outputs["logits"]  # [B, C]
+    return {"logits": logits, "probabilities": tf.nn.softmax(logits),
+            "label_id": head_outputs["predictions"],
+            "label": tf.gather(self.label_names, head_outputs["predictions"])}
+
+
+class ScoreServingModule(SentenceServingModule):
+  """A regression head: the score on the task's scale, and the raw one."""
+
+  def __init__(self, model, task, config, vocab_file, jit_compile=False):
+    super().__init__(model, task, config, vocab_file,
+                     jit_compile=jit_compile)
+    self.score_range = (task.min_value, task.max_value)
+
+  def _outputs(self, head_outputs):
+    raw = head_outputs["predictions"]  # [B]
+    low, high = self.score_range
+    # Undoes finetuning's target scaling, as the leaderboard file does.
+    return {"score": tf.clip_by_value(raw * high + low, low, high),
+            "raw_score": raw}

@@ -25,11 +25,11 @@ import dataclasses
 import tensorflow as tf
 
 from electra_tf.data import features as F
-from electra_tf.finetuning import squad
-from electra_tf.finetuning import squad_features
+from electra_tf.finetuning.qa import squad_features
 
 UTF8 = "UTF-8"
-SQUAD_WHITESPACE = tuple(sorted(ord(char) for char in squad.WHITESPACE))
+SQUAD_WHITESPACE = tuple(sorted(ord(char)
+                                for char in squad_features.WHITESPACE))
 NOT_IN_CONTEXT = -1
 
 

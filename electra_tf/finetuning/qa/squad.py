@@ -1,4 +1,9 @@
-"""SQuAD 1.1 (`squadv1`) and 2.0 (`squad`): reading the official JSON files.
+"""SQuAD 1.1 (`squadv1`) and 2.0 (`squad`): the QA family's task class.
+
+It reads the official JSON files and implements the family's steps: the
+span head, decoding and official scoring, a JSON of test answers
+({question id: answer}, "" for a predicted no-answer in 2.0) and the
+serving module.
 
 Raw files: `<data_dir>/finetuning_data/<task>/{train,dev}.json`. Contexts
 are split into words on whitespace, keeping each character's word index, as
@@ -14,18 +19,21 @@ naming the file and question.
 
 import dataclasses
 import json
+import os
 
 import numpy as np
 import tensorflow as tf
 
 from electra_tf import errors
-from electra_tf.finetuning import squad_features
+from electra_tf.finetuning import prediction_files
 from electra_tf.finetuning import tasks
+from electra_tf.finetuning.qa import evaluation
+from electra_tf.finetuning.qa import head
+from electra_tf.finetuning.qa import serving_module
+from electra_tf.finetuning.qa import squad_features
 
 SQUAD_MAX_SEQ_LENGTH = 512  # the original's defaults for QA tasks
 SQUAD_NUM_TRAIN_EPOCHS = 2.0
-# Characters the original treats as whitespace between context words.
-WHITESPACE = frozenset(" \t\r\n\u202f")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,7 +60,7 @@ def split_words(text):
   words, char_to_word = [], []
   previous_is_whitespace = True
   for char in text:
-    if char in WHITESPACE:
+    if char in squad_features.WHITESPACE:
       previous_is_whitespace = True
     else:
       if previous_is_whitespace:
@@ -142,7 +150,13 @@ def add_paragraph_examples(paragraph, path, is_train, v2, result):
 
 
 class SquadTask(tasks.Task):
-  """SQuAD 2.0 (`v2`, with unanswerable questions) or 1.1."""
+  """SQuAD 2.0 (`v2`, with unanswerable questions) or 1.1: the QA family.
+
+  Evaluation writes the run's `output_paths` (predictions, null odds,
+  scores) as the original; test predictions are a JSON of answers.
+  """
+
+  output_paths = ("qa_preds_file", "qa_na_file", "qa_eval_file")
 
   def __init__(self, name, v2):
     # Keys of `squad_scoring.evaluate_v2` / `evaluate_v1`.
@@ -174,6 +188,44 @@ class SquadTask(tasks.Task):
   def featurize(self, example, tokenizer, settings, is_training):
     return [span.features for span in squad_features.featurize_spans(
         example, tokenizer, settings, is_training)]
+
+  def is_long(self, example, feature, max_seq_length):
+    del example, feature, max_seq_length  # contexts are windowed, not cut
+    return False
+
+  def build_head(self, config, num_labels=None, dtype=None):
+    del num_labels  # spans
+    return head.SpanHead(
+        config.encoder_config.hidden_size, beam_size=config.beam_size,
+        joint_prediction=config.joint_prediction,
+        answerable_classifier=config.answerable_classifier,
+        answerable_uses_start_logits=config.answerable_uses_start_logits,
+        answerable_weight=config.answerable_weight, name=self.name,
+        dtype=dtype)
+
+  def evaluate(self, outputs, run, split):
+    config = run.config
+    examples = self.read_examples(config.raw_data_root, split).examples
+    return evaluation.squad_metrics(
+        config, self, examples, run.tokenizer, run.settings, outputs,
+        load_dataset(self.split_path(config.raw_data_root, split)))
+
+  def write_test_outputs(self, outputs, run, split, folder, trial):
+    del folder  # next to `test_predictions`
+    config = run.config
+    examples = self.read_examples(config.raw_data_root, split).examples
+    answers = evaluation.test_answers(config, self, examples, run.tokenizer,
+                                      run.settings, outputs)
+    path = os.path.splitext(config.test_predictions.format(
+        self.name, split, trial))[0] + ".json"
+    prediction_files.write_json(path, answers)
+    return path
+
+  def serving_module(self, model, config, vocab_file, labels=None,
+                     jit_compile=False):
+    del labels  # spans
+    return serving_module.SpanServingModule(model, self, config, vocab_file,
+                                            jit_compile=jit_compile)
 
 
 SQUAD_V2 = SquadTask("squad", v2=True)

@@ -1,10 +1,8 @@
-"""The task heads of the original finetuning recipe.
+"""The original's SQuAD head: start, end (given the start), answerable.
 
-Shape legend: B batch, L sequence length, H hidden size, K classes (or the
-beam size for span QA).
+Shape legend: B batch, L sequence length, H hidden size, K beam size.
 
-Every head returns float32 outputs and knows its per-example loss. Dense
-layers use the default (Glorot) initializer, as the original's
+Dense layers use the default (Glorot) initializer, as the original's
 `tf.layers.dense`; `tf1_layers` lists them under the TF1 names the original
 gave them inside `task_specific/<task>/`.
 """
@@ -13,16 +11,10 @@ import keras
 import tensorflow as tf
 
 from electra_tf.data import features as F
-from electra_tf.finetuning import chunking
-from electra_tf.finetuning import glue
 from electra_tf.finetuning import losses
-from electra_tf.finetuning import squad_features
+from electra_tf.finetuning.qa import squad_features
 from electra_tf.modeling import activations
-from electra_tf.pretraining import sequence_ops
 
-# The original drops out 10% of the [CLS] vector (keep_prob 0.9), whatever
-# hidden_dropout_prob is.
-SENTENCE_DROPOUT = 0.1
 QA_HIDDEN_SIZE = 512
 # Added (times mask - 1) to the logits of positions that cannot be answers.
 ANSWER_MASK_PENALTY = 1000.0
@@ -31,74 +23,6 @@ ANSWER_MASK_PENALTY = 1000.0
 def _dense(units, name, policy, activation=None):
   return keras.layers.Dense(units, activation=activation, name=name,
                             dtype=policy)
-
-
-class SentenceHead(keras.layers.Layer):
-  """dropout(0.1) -> dense on the [CLS] vector: classes or one score.
-
-  Args:
-    num_outputs: number of classes; 1 with `regression`.
-    hidden_size: width of the encoder output.
-    regression: predict one score, trained with the squared error (STS).
-  """
-
-  def __init__(self, num_outputs, hidden_size, regression=False, **kwargs):
-    super().__init__(**kwargs)
-    self.regression = regression
-    self.hidden_size = hidden_size
-    self.dropout = keras.layers.Dropout(SENTENCE_DROPOUT, dtype=self.dtype_policy)
-    self.dense = _dense(num_outputs, "dense", self.dtype_policy)
-
-  def build(self, input_shape=None):
-    self.dense.build([None, self.hidden_size])
-    self.built = True
-
-  def tf1_layers(self):
-    return {"dense": self.dense}
-
-  def call(self, encoder_outputs, features, training=False):
-    del features  # reads only the encoder
-    cls = self.dropout(encoder_outputs["pooled_output"], training=training)
-    logits = tf.cast(self.dense(cls), tf.float32)  # [B, K]
-    if self.regression:
-      return {"predictions": tf.squeeze(logits, -1)}  # [B]
-    return {"logits": logits,
-            "predictions": tf.argmax(logits, -1, output_type=tf.int32)}
-
-  def per_example_loss(self, outputs, features):
-    if self.regression:
-      return losses.squared_error(outputs["predictions"], features[glue.TARGETS])
-    return losses.softmax_cross_entropy(outputs["logits"],
-                                        features[glue.LABEL_IDS])
-
-
-class TaggingHead(keras.layers.Layer):
-  """dense(num_labels) on each word's first sub-token (chunking)."""
-
-  def __init__(self, num_labels, hidden_size, **kwargs):
-    super().__init__(**kwargs)
-    self.hidden_size = hidden_size
-    self.dense = _dense(num_labels, "dense", self.dtype_policy)
-
-  def build(self, input_shape=None):
-    self.dense.build([None, None, self.hidden_size])
-    self.built = True
-
-  def tf1_layers(self):
-    return {"dense": self.dense}
-
-  def call(self, encoder_outputs, features, training=False):
-    del training  # no dropout beyond the encoder's
-    words = sequence_ops.gather_positions(
-        encoder_outputs["sequence_output"],
-        features[chunking.LABELED_POSITIONS])  # [B, L, H]
-    logits = tf.cast(self.dense(words), tf.float32)  # [B, L, K]
-    return {"logits": logits,
-            "predictions": tf.argmax(logits, -1, output_type=tf.int32)}
-
-  def per_example_loss(self, outputs, features):
-    return losses.tagging_loss(outputs["logits"], features[chunking.LABELS],
-                               features[chunking.LABELS_MASK])
 
 
 class SpanHead(keras.layers.Layer):

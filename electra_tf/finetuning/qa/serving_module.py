@@ -4,7 +4,7 @@ Signatures:
   * `serving_default(question, context)`: strings [B]. The context is cut
     into `doc_stride` windows as in finetuning (all windows run, however
     long the context) and decoded in the graph as finetuning decodes
-    (`span_decoding`). Outputs:
+    (`graph_decoding`). Outputs:
       - `answer_text` string [B]: the best span's text, equal to the
         offline decoder's prediction; "empty" when no span is valid;
       - `answer_start`, `answer_end` int32 [B]: its first character and one
@@ -32,10 +32,10 @@ import tensorflow as tf
 
 from electra_tf import errors
 from electra_tf.data import features as F
-from electra_tf.finetuning import qa_evaluation
-from electra_tf.finetuning import squad_features
-from electra_tf.serving import span_decoding
-from electra_tf.serving import span_features
+from electra_tf.finetuning.qa import evaluation
+from electra_tf.finetuning.qa import squad_features
+from electra_tf.finetuning.qa import graph_decoding
+from electra_tf.finetuning.qa import graph_features
 from electra_tf.serving import task_module
 
 MIN_WINDOW_LENGTH = 2  # [CLS] [SEP]
@@ -64,11 +64,11 @@ class SpanServingModule(task_module.TaskServingModule):
           f"max_seq_length={config.max_seq_length} leaves no room for the "
           f"context after a {config.max_query_length}-token question")
     self.v2 = task.v2
-    self.decoding = qa_evaluation.decoding_settings(config, task)
+    self.decoding = evaluation.decoding_settings(config, task)
     self.null_odds_threshold = config.qa_na_threshold
     self.min_length = (config.beam_size if config.joint_prediction
                        else MIN_WINDOW_LENGTH)
-    self.windows = span_features.QuestionContextFeaturizer(
+    self.windows = graph_features.QuestionContextFeaturizer(
         self.featurizer, config.max_seq_length, config.max_query_length,
         config.doc_stride, self.min_length)
     self._spec = task_module.example_spec(task, self.settings)
@@ -89,8 +89,8 @@ class SpanServingModule(task_module.TaskServingModule):
   def _text(self, question, context):
     windows = self.windows(question, context)
     outputs = self.head_outputs(windows.features)
-    best = span_decoding.best_spans(windows, outputs, self.decoding)
-    text, start, end = span_decoding.answer_texts(windows, best,
+    best = graph_decoding.best_spans(windows, outputs, self.decoding)
+    text, start, end = graph_decoding.answer_texts(windows, best,
                                                   self.tokenizer)
     def per_question(values):  # [N, L] -> [B, N, L]
       return tf.RaggedTensor.from_row_lengths(
@@ -106,7 +106,7 @@ class SpanServingModule(task_module.TaskServingModule):
     result.update({name: per_question(windows.features[name])
                    for name in F.PRETRAINING_FEATURES})
     if self.v2:
-      odds = span_decoding.null_odds(windows, outputs, best, self.decoding)
+      odds = graph_decoding.null_odds(windows, outputs, best, self.decoding)
       impossible = odds > self.null_odds_threshold
       result.update({"null_odds": tf.cast(odds, tf.float32),
                      "is_impossible": impossible,

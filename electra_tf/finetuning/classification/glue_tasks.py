@@ -6,7 +6,7 @@ RTE layout; `mnli-mm` scores MNLI's mismatched dev set from the `mnli`
 folder (the original only reads `dev_matched`).
 """
 
-from electra_tf.finetuning import glue
+from electra_tf.finetuning.classification import glue
 from electra_tf.finetuning import tasks
 
 Columns = glue.Columns

@@ -1,4 +1,4 @@
-"""GLUE tasks of the original recipe: TSV and TFDS readers, featurization.
+"""GLUE tasks of the original recipe: TSV and TFDS readers, leaderboard files.
 
 Raw files are the original GLUE release, laid out as the original expects:
 `<data_dir>/finetuning_data/<task>/{train,dev,test}.tsv` (MNLI: `dev_matched`,
@@ -14,16 +14,15 @@ naming the file and line.
 import abc
 import csv
 import dataclasses
+import os
 
-import numpy as np
 import tensorflow as tf
 
 from electra_tf import errors
-from electra_tf.finetuning import encoding
 from electra_tf.finetuning import tasks
-
-LABEL_IDS = "label_ids"  # int: index of the label in `task.labels`
-TARGETS = "targets"  # float: regression score scaled as the original
+from electra_tf.finetuning.classification import features
+from electra_tf.finetuning.classification import submission
+from electra_tf.finetuning.classification import task as family
 
 # A split whose name contains one of these has no labels; its examples get a
 # dummy label (the first label, or 0.0), as the original.
@@ -54,15 +53,6 @@ class TfdsSource:
   splits: dict = dataclasses.field(default_factory=lambda: dict(TFDS_SPLITS))
 
 
-@dataclasses.dataclass(frozen=True)
-class SentenceExample:
-  """One sentence or sentence pair with its label (str) or score (float)."""
-  eid: int
-  text_a: str
-  text_b: str | None
-  label: str | float
-
-
 def is_unlabeled(split):
   return any(word in split for word in UNLABELED_SPLIT_WORDS)
 
@@ -76,24 +66,14 @@ def read_tsv(path):
     return [(reader.line_num, row) for row in reader]
 
 
-def with_swapped_pairs(examples):
-  """`examples` plus each pair swapped, ids continuing after the last one."""
-  offset = len(examples)
-  return examples + [
-      dataclasses.replace(example, eid=example.eid + offset,
-                          text_a=example.text_b, text_b=example.text_a)
-      for example in examples]
+class GlueTask(family.SentenceTask):
+  """A GLUE task read from the release's TSVs or TFDS, predicted into the
+  leaderboard's files; subclasses are the family's label kinds."""
 
-
-class GlueTask(tasks.Task):
-  """A GLUE task; subclasses say how labels are parsed and featurized."""
-
-  def __init__(self, name, task_type, *, labeled_columns, unlabeled_columns,
-               tfds, split_files=None, split_columns=None, symmetric=False,
-               **task_kwargs):
-    super().__init__(name, task_type, **task_kwargs)
+  def __init__(self, name, *, labeled_columns, unlabeled_columns, tfds,
+               split_files=None, split_columns=None, **task_kwargs):
+    super().__init__(name, **task_kwargs)
     self.tfds = tfds
-    self.symmetric = symmetric
     self._labeled_columns = labeled_columns
     self._unlabeled_columns = unlabeled_columns
     self._split_files = split_files or {}
@@ -135,13 +115,13 @@ class GlueTask(tasks.Task):
         result.skip(location, f"row has {len(row)} columns; {self.name} "
                     f"reads columns {needed}")
         continue
-      result.examples.append(SentenceExample(
+      result.examples.append(features.SentenceExample(
           eid=index - int(columns.has_header),
           text_a=row[columns.text_a],
           text_b=None if columns.text_b is None else row[columns.text_b],
           label=(self.parse_label(row[columns.label], location) if labeled
                  else self.dummy_label())))
-    return self._maybe_double(result, split, settings)
+    return self.maybe_double(result, split, settings)
 
   def examples_from_tfds(self, records, split, settings=None):
     """Reads TFDS `glue/*` records (dicts of texts, `label`, `idx`).
@@ -165,12 +145,12 @@ class GlueTask(tasks.Task):
       if missing:
         raise errors.DataError(f"{location} lacks the key(s) {missing}")
       texts = [_as_text(record[key]) for key in self.tfds.text_keys]
-      result.examples.append(SentenceExample(
+      result.examples.append(features.SentenceExample(
           eid=index, text_a=texts[0],
           text_b=texts[1] if len(texts) > 1 else None,
           label=(self.tfds_label(record[TFDS_LABEL_KEY], location) if labeled
                  else self.dummy_label())))
-    return self._maybe_double(result, split, settings)
+    return self.maybe_double(result, split, settings)
 
   def load_tfds(self, split, settings=None, tfds_data_dir=None):
     """Downloads (if needed) and reads `split` from TFDS; needs internet."""
@@ -179,60 +159,31 @@ class GlueTask(tasks.Task):
                         data_dir=tfds_data_dir)
     return self.examples_from_tfds(tfds.as_numpy(dataset), split, settings)
 
-  def featurize(self, example, tokenizer, settings, is_training=False):
-    del is_training  # GLUE features are the same for training and eval
-    max_seq_length = settings.max_seq_length
-    tokens_a = tokenizer.tokenize(example.text_a)
-    tokens_b = tokenizer.tokenize(example.text_b) if example.text_b else None
-    if tokens_b:
-      encoding.truncate_pair(tokens_a, tokens_b, max_seq_length - 3)
-    else:
-      tokens_a = tokens_a[:max_seq_length - 2]
-    tokens, segment_ids = encoding.frame_pair(tokens_a, tokens_b)
-    features = encoding.padded_inputs(tokenizer.convert_tokens_to_ids(tokens),
-                                      segment_ids, max_seq_length)
-    features[tasks.EXAMPLE_ID] = example.eid
-    features.update(self.label_features(example.label))
-    return [features]
+  def test_output_splits(self):
+    return submission.glue_splits(self)
 
-  def _maybe_double(self, result, split, settings):
-    if self.symmetric and settings.double_unordered and split == tasks.TRAIN:
-      result.examples = with_swapped_pairs(result.examples)
-    return result
-
-  @abc.abstractmethod
-  def parse_label(self, text, location):
-    """The label of a TSV field; `DataError` naming `location` if invalid."""
+  def write_test_outputs(self, outputs, run, split, folder, trial):
+    del run  # the leaderboard takes the predictions alone
+    return submission.write_glue_file(
+        os.path.join(folder, submission.GLUE_FOLDER.format(trial)), self,
+        split, outputs)
 
   @abc.abstractmethod
   def tfds_label(self, value, location):
     """The label of a TFDS label value; `DataError` if invalid."""
 
-  @abc.abstractmethod
-  def dummy_label(self):
-    """The label given to examples of unlabeled splits."""
 
-  @abc.abstractmethod
-  def label_features(self, label):
-    """The label's feature dict."""
-
-
-class GlueClassificationTask(GlueTask):
+class GlueClassificationTask(GlueTask, family.ClassificationTask):
   """A GLUE task with categorical labels."""
 
   def __init__(self, name, labels, **kwargs):
-    super().__init__(name, tasks.TaskType.CLASSIFICATION, labels=labels,
-                     **kwargs)
+    super().__init__(name, labels=labels, **kwargs)
 
   def parse_label(self, text, location):
     if text not in self.labels:
       raise errors.DataError(f"{location}: unknown {self.name} label "
                              f"{text!r}; expected one of {list(self.labels)}")
     return text
-
-  def target_shapes(self, settings, is_training):
-    del settings, is_training  # always one scalar label
-    return {LABEL_IDS: ((), np.int32)}
 
   def tfds_label(self, value, location):
     index = int(value)
@@ -241,20 +192,12 @@ class GlueClassificationTask(GlueTask):
                              f"{self.tfds.config}")
     return self.tfds.label_names[index]
 
-  def dummy_label(self):
-    return self.labels[0]
 
-  def label_features(self, label):
-    return {LABEL_IDS: self.labels.index(label)}
-
-
-class GlueRegressionTask(GlueTask):
+class GlueRegressionTask(GlueTask, family.RegressionTask):
   """A GLUE task with a real-valued score in [min_value, max_value]."""
 
   def __init__(self, name, min_value, max_value, **kwargs):
-    super().__init__(name, tasks.TaskType.REGRESSION, **kwargs)
-    self.min_value = min_value
-    self.max_value = max_value
+    super().__init__(name, min_value=min_value, max_value=max_value, **kwargs)
 
   def parse_label(self, text, location):
     try:
@@ -264,23 +207,12 @@ class GlueRegressionTask(GlueTask):
           f"{location}: {self.name} score {text!r} is not a number") from None
     return self.tfds_label(score, location)
 
-  def target_shapes(self, settings, is_training):
-    del settings, is_training  # always one scalar target
-    return {TARGETS: ((), np.float32)}
-
   def tfds_label(self, value, location):
     score = float(value)
     if not self.min_value <= score <= self.max_value:
       raise errors.DataError(f"{location}: {self.name} score {score} outside "
                              f"[{self.min_value}, {self.max_value}]")
     return score
-
-  def dummy_label(self):
-    return 0.0
-
-  def label_features(self, label):
-    # The original divides by the maximum, not the range (equal for STS-B).
-    return {TARGETS: (label - self.min_value) / self.max_value}
 
 
 def _as_text(value):

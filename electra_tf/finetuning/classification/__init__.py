@@ -1,0 +1,1 @@
+"""Text and text-pair classification and regression (GLUE, own CSV/TSV/JSONL)."""

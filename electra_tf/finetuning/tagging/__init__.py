@@ -1,0 +1,1 @@
+"""Per-word tagging (CoNLL-2000 chunking, own CoNLL-style files)."""
