@@ -1,13 +1,12 @@
 """Where an own-data task's files are, named by its spec, and their
 fingerprint. Mixed into a family's task class by the family's file tasks."""
 
-import functools
-import hashlib
 import os
 
 import tensorflow as tf
 
 from electra_tf import errors
+from electra_tf.data import tfrecords
 from electra_tf.finetuning import tasks
 
 TRAIN = tasks.TRAIN
@@ -47,15 +46,7 @@ class SpecFiles:
   def data_fingerprint(self, data_dir):
     """The spec and the SHA-256 of every split file's content."""
     del data_dir  # own-data files are named by the spec
-    digests = {split: _file_sha256(path)
+    digests = {split: tfrecords.file_sha256(path)
                for split, path in sorted(self.spec["files"].items())
                if tf.io.gfile.exists(path)}
     return {"spec": self.spec, "files": digests}
-
-
-def _file_sha256(path):
-  digest = hashlib.sha256()
-  with tf.io.gfile.GFile(path, "rb") as f:
-    for block in iter(functools.partial(f.read, 1 << 20), b""):
-      digest.update(block)
-  return digest.hexdigest()

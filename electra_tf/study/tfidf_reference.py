@@ -19,6 +19,8 @@ import numpy as np
 from electra_tf import errors
 from electra_tf.finetuning import scoring
 from electra_tf.finetuning import tasks as tasks_lib
+from electra_tf.finetuning.classification import task as sentence_tasks
+from electra_tf.finetuning.tagging import task as tagging_tasks
 
 PERCENT = 100.0
 PAIR_MARKER = " ||| "
@@ -43,10 +45,6 @@ def check_available():
   _sklearn()
 
 
-def supports(task):
-  return task.task_type != tasks_lib.TaskType.SPAN_QA
-
-
 def _texts(examples):
   return [e.text_a if e.text_b is None else e.text_a + PAIR_MARKER + e.text_b
           for e in examples]
@@ -66,39 +64,51 @@ def _word_features(words, index):
   }
 
 
-def _sentence_scores(task, fitted, features, examples):
+def _class_ids(task, examples):
+  return [task.labels.index(e.label) for e in examples]
+
+
+def _targets(examples):
+  return [e.label for e in examples]
+
+
+def _sentence_scores(task, fitted, features, examples, gold):
   predictions = fitted.predict(features)
-  if task.task_type == tasks_lib.TaskType.REGRESSION:
-    gold = np.array([e.label for e in examples])
-  else:
-    gold = np.array([task.labels.index(e.label) for e in examples])
   return {name: PERCENT * value for name, value in scoring.sentence_scores(
-      task.metric_names, predictions, gold).items()}
+      task.metric_names, predictions, np.array(gold(examples))).items()}
 
 
-def _sentence_reference(task, splits, headline):
-  feature_extraction, linear_model = _sklearn()
+def _sentence_reference(task, splits, headline, models, gold):
+  """TF-IDF features; the `models` candidate picked on dev; `gold` labels."""
+  feature_extraction, _ = _sklearn()
   vectorizer = feature_extraction.text.TfidfVectorizer(
       ngram_range=(1, 2), min_df=2, sublinear_tf=True)
   train = vectorizer.fit_transform(_texts(splits[tasks_lib.TRAIN]))
-  regression = task.task_type == tasks_lib.TaskType.REGRESSION
-  if regression:
-    targets = [e.label for e in splits[tasks_lib.TRAIN]]
-    models = [linear_model.Ridge(alpha=a) for a in ALPHA_GRID]
-  else:
-    targets = [task.labels.index(e.label) for e in splits[tasks_lib.TRAIN]]
-    models = [linear_model.LogisticRegression(C=c, max_iter=2000,
-                                              random_state=SEED)
-              for c in C_GRID]
+  targets = gold(splits[tasks_lib.TRAIN])
   scored = []
   for model in models:
     model.fit(train, targets)
     dev = _sentence_scores(task, model, vectorizer.transform(
-        _texts(splits[tasks_lib.DEV])), splits[tasks_lib.DEV])
+        _texts(splits[tasks_lib.DEV])), splits[tasks_lib.DEV], gold)
     scored.append((dev[task.metric_names[0]], model))
   best = max(scored, key=lambda pair: pair[0])[1]
   return _sentence_scores(task, best, vectorizer.transform(
-      _texts(splits[headline])), splits[headline])
+      _texts(splits[headline])), splits[headline], gold)
+
+
+def _classification_reference(task, splits, headline):
+  _, linear_model = _sklearn()
+  models = [linear_model.LogisticRegression(C=c, max_iter=2000,
+                                            random_state=SEED)
+            for c in C_GRID]
+  return _sentence_reference(task, splits, headline, models,
+                             lambda examples: _class_ids(task, examples))
+
+
+def _regression_reference(task, splits, headline):
+  _, linear_model = _sklearn()
+  models = [linear_model.Ridge(alpha=a) for a in ALPHA_GRID]
+  return _sentence_reference(task, splits, headline, models, _targets)
 
 
 def _tagging_reference(task, splits, headline):
@@ -132,10 +142,25 @@ def _tagging_reference(task, splits, headline):
   return scores(best, splits[headline])
 
 
+# Task family -> its reference; a family without one (QA) has none.
+_REFERENCES = {
+    sentence_tasks.ClassificationTask: _classification_reference,
+    sentence_tasks.RegressionTask: _regression_reference,
+    tagging_tasks.TaggingTask: _tagging_reference,
+}
+
+
+def _reference_of(task):
+  return next((_REFERENCES[family] for family in type(task).__mro__
+               if family in _REFERENCES), None)
+
+
+def supports(task):
+  return _reference_of(task) is not None
+
+
 def reference_scores(task, data_root, headline_split):
   """{metric: percent} of the reference on `headline_split` of `task`."""
   splits = {split: task.read_examples(data_root, split).examples
             for split in {tasks_lib.TRAIN, tasks_lib.DEV, headline_split}}
-  if task.task_type == tasks_lib.TaskType.TAGGING:
-    return _tagging_reference(task, splits, headline_split)
-  return _sentence_reference(task, splits, headline_split)
+  return _reference_of(task)(task, splits, headline_split)
