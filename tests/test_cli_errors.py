@@ -38,6 +38,10 @@ def _error(capsys, *args):
     (["--preset", "tiny", "--model_dir", "m", "--hparams",
       '{"num_tpu_cores": 8}'], "num_tpu_cores=8 is set but the run is not "
      "on a TPU"),
+    # As the original: a run that neither trains nor evaluates is refused.
+    (["--preset", "tiny", "--model_dir", "m", "--hparams",
+      '{"do_train": false, "do_eval": false}'],
+     "do_train and do_eval are both false: nothing to do"),
 ])
 def test_config_and_data_errors(capsys, args, message):
   line = _error(capsys, *args)

@@ -119,6 +119,10 @@ def pretrain(fv):
   model_dir = fv.model_dir or config.model_dir
   if not model_dir:
     raise errors.ConfigError("no model dir: give --model_dir or --data_dir")
+  if not (fv.mode or config.do_train or config.do_eval):
+    raise errors.ConfigError(
+        "do_train and do_eval are both false: nothing to do (set one of "
+        "them, or pass --mode)")
   mode = fv.mode or ("train_and_eval" if config.do_train and config.do_eval
                      else "eval" if config.do_eval else "train")
   special_ids = dataset_checks.special_token_ids(config)

@@ -4,9 +4,10 @@ The original's recipe: AdamW (weight decay 0.01, not on LayerNorm and
 biases) with layer-wise learning rates, linear warmup over
 `warmup_proportion` of the steps then linear decay to 0, gradients clipped
 to global norm 1.0. The loss is the SUM of the examples' losses (as the
-original's), over the global batch: replicas add their gradients, so N
-replicas compute what one device computes (the original on TPU averaged
-per-core sums instead, a constant factor of its core count).
+original's), over the global batch: replicas add their gradients and the
+sum is clipped once, so N replicas compute what one device computes. (The
+original on TPU clipped each core's gradient, then summed them: equal on one
+device, a different update on several when clipping acts.)
 """
 
 import dataclasses
