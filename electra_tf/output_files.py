@@ -26,17 +26,13 @@ TEMP_FILES = "*.tmp*"
 EXPORT_STAGING = ".tmp-*"
 
 
-def _first_line(error):
-  message = getattr(error, "message", None) or str(error)
-  return message.splitlines()[0] if message else type(error).__name__
-
-
 def make_dir(path):
   """Creates `path` and its parents; a `ConfigError` if that fails."""
   try:
     tf.io.gfile.makedirs(path)
   except (tf.errors.OpError, OSError) as e:
-    raise errors.ConfigError(f"cannot create {path}: {_first_line(e)}") from None
+    raise errors.ConfigError(
+        f"cannot create {path}: {errors.first_line(e)}") from None
 
 
 def write_atomically(path, data):
@@ -55,7 +51,8 @@ def write_atomically(path, data):
   except (tf.errors.OpError, OSError) as e:
     if tf.io.gfile.exists(temp):
       tf.io.gfile.remove(temp)
-    raise errors.ConfigError(f"cannot write {path}: {_first_line(e)}") from None
+    raise errors.ConfigError(
+        f"cannot write {path}: {errors.first_line(e)}") from None
 
 
 def remove_leftovers(directory, patterns):

@@ -53,6 +53,7 @@ class RunLock:
     self.path = os.path.join(directory, name)
     self.what = what
     self._held = False
+    self._created_directory = False
 
   def _describe(self):
     return {"host": socket.gethostname(), "pid": os.getpid(),
@@ -84,6 +85,7 @@ class RunLock:
     return True
 
   def __enter__(self):
+    self._created_directory = not tf.io.gfile.isdir(self.directory)
     output_files.make_dir(self.directory)
     text = json.dumps(self._describe())
     for _ in range(2):
@@ -107,13 +109,17 @@ class RunLock:
       tf.io.gfile.remove(self.path)
     raise RunLockError(f"could not take {self.path}")
 
-  def __exit__(self, *exc):
+  def __exit__(self, exc_type, *exc):
     if self._held:
       try:
         tf.io.gfile.remove(self.path)
       except tf.errors.NotFoundError:
         pass
       self._held = False
+      # A refused or failed run leaves no empty directory of its own behind.
+      if (exc_type is not None and self._created_directory
+          and not tf.io.gfile.listdir(self.directory)):
+        tf.io.gfile.rmtree(self.directory)
 
 
 def is_lock_file(name):

@@ -98,21 +98,23 @@ def test_the_builders_refuse_an_unwritable_output_in_one_line(
     assert f"error: cannot create {location}" in err[-1], err[-1]
 
 
-def test_pretraining_refuses_an_unwritable_model_dir(under_a_file, shards):  # noqa: F811
+def test_pretraining_refuses_an_unwritable_model_dir(
+    under_a_file, shards):  # noqa: F811
   with pytest.raises(errors.ConfigError,
                      match=f"cannot create {under_a_file}: "):
     loop.pretrain(tiny_config(), tf.distribute.get_strategy(), under_a_file,
                   shards)
 
 
-def test_pretraining_removes_what_a_killed_run_left(tmp_path, shards):  # noqa: F811
+def test_pretraining_removes_what_a_killed_run_left(
+    tmp_path, shards):  # noqa: F811
   model_dir = tmp_path / "m"
   (model_dir / "ckpt-2_temp").mkdir(parents=True)
   (model_dir / "ckpt-2_temp" / "part-00000-of-00001.data-00000-of-00001"
    ).write_text("")
   (model_dir / "config.json.tmp").write_text("{")
-  result = loop.pretrain(tiny_config(num_train_steps=2), tf.distribute.get_strategy(),
-                         str(model_dir), shards)
+  result = loop.pretrain(tiny_config(num_train_steps=2),
+                         tf.distribute.get_strategy(), str(model_dir), shards)
   assert result.step == 2
   names = os.listdir(model_dir)
   assert not [n for n in names if "_temp" in n or ".tmp" in n], names

@@ -34,11 +34,6 @@ def _listing(items):
   return shown + (f" and {more} more" if more > 0 else "")
 
 
-def _first_line(error):
-  text = str(error).strip()
-  return text.splitlines()[0] if text else type(error).__name__
-
-
 def open_reader(path):
   """A checkpoint reader for a file prefix or a directory."""
   try:
@@ -48,7 +43,7 @@ def open_reader(path):
       return tf.compat.v1.train.NewCheckpointReader(path)
     return tf.train.load_checkpoint(path)
   except _READ_ERRORS as e:
-    message = _first_line(e)
+    message = errors.first_line(e)
     raise errors.CheckpointError(
         f"cannot read checkpoint {path}: {message}") from None
 
@@ -88,7 +83,7 @@ def load_original_checkpoint(pretrainer, path):
     except _READ_ERRORS as e:
       raise errors.CheckpointError(
           f"cannot read {name} from checkpoint {path} (truncated or "
-          f"corrupt?): {_first_line(e)}") from None
+          f"corrupt?): {errors.first_line(e)}") from None
     variable.assign(value.astype(np.dtype(variable.dtype)))
   return sorted(table)
 

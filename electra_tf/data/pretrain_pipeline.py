@@ -66,7 +66,7 @@ def check_shards(files, max_seq_length, limit=SHARDS_TO_CHECK):
       first = next(iter(tf.data.TFRecordDataset(path).take(1)), None)
     except (tf.errors.OpError, StopIteration) as e:
       raise errors.DataError(
-          f"cannot read TFRecord shard {path}: {str(e).splitlines()[0]}"
+          f"cannot read TFRecord shard {path}: {errors.first_line(e)}"
       ) from None
     if first is None:
       raise errors.DataError(f"TFRecord shard {path} is empty")

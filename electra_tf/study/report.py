@@ -142,6 +142,11 @@ def plot_scores(results, path, pyplot):
     axes.axhline(level, linestyle=style, color="grey",
                  label="random init" if name == "random_init"
                  else "TF-IDF + linear")
+  largest = max((p["flops"] for points in summary["objectives"].values()
+                 for p in points), default=0.0)
+  # From no pretraining, like the paper's Figure 4.
+  axes.set_xlim(0, 1.08 * largest or None)
+  axes.ticklabel_format(axis="x", useOffset=False)
   axes.set_xlabel("pretraining FLOPs")
   axes.set_ylabel(f"mean {results['headline_split']} score over tasks (%)")
   axes.legend()

@@ -146,7 +146,7 @@ class RunCheckpoints:
     except (AssertionError, ValueError, tf.errors.OpError) as e:
       raise errors.CheckpointError(
           f"init checkpoint {path} holds no encoder of this model config: "
-          f"{str(e).strip().splitlines()[0]}") from None
+          f"{errors.first_line(e)}") from None
     fresh = []
     for name in MODEL_PARTS:
       if getattr(self.model, name, None) is None:

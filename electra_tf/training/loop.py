@@ -177,6 +177,7 @@ def _pretrain(config, strategy, model_dir, train_files, special_ids,
     raise errors.ConfigError(
         f"train_batch_size {config.train_batch_size} is not divisible by the "
         f"{strategy.num_replicas_in_sync} replicas")
+  pretrain_pipeline.check_shards(train_files, config.max_seq_length)
   checkpointing.check_config(model_dir, config)
   model, optimizer, loss_scale = build_model_and_optimizer(
       config, strategy, special_ids)
@@ -193,7 +194,6 @@ def _pretrain(config, strategy, model_dir, train_files, special_ids,
     logging.info("already at step %d of %d; nothing to do", step, total)
     return RunResult(step, checkpoints.latest, {})
 
-  pretrain_pipeline.check_shards(train_files, config.max_seq_length)
   iterator = iter(_distributed_dataset(strategy, config, train_files, step))
   train_step = pretrain_step.PretrainStep(model, optimizer, loss_scale)
   run_steps = _loop_function(
@@ -255,7 +255,7 @@ def _run_chunk(run_steps, iterator, chunk, step, checkpoints):
   except (tf.errors.InvalidArgumentError, tf.errors.DataLossError) as e:
     raise TrainingError(
         f"unreadable training data near step {step}: "
-        f"{str(e).strip().splitlines()[0]} (last checkpoint: "
+        f"{errors.first_line(e)} (last checkpoint: "
         f"{checkpoints.latest})") from None
   sums = {k: v.numpy() for k, v in sums.items()}
   if sums["nonfinite_steps"] > 0:

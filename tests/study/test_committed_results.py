@@ -1,0 +1,112 @@
+"""The study result README cites follows from the committed per-run scores."""
+
+import json
+import os
+import re
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from electra_tf.study import report
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+RESULTS = os.path.join(ROOT, "benchmarks", "study")
+README_ROWS = {"ELECTRA": "electra", "MLM, same FLOPs": "mlm",
+               "random initialisation": "random_init"}
+
+
+@pytest.fixture(scope="module")
+def results():
+  with open(os.path.join(RESULTS, "results.json")) as f:
+    return json.load(f)
+
+
+def _mean_ci(values):
+  values = np.asarray(values, dtype=np.float64)
+  half = stats.t.ppf(0.975, len(values) - 1) * stats.sem(values)
+  return values.mean(), half
+
+
+def _scores(results, init, step=None):
+  """{task: {finetune seed: headline test score}} of one model."""
+  runs = results["runs"] if init != "random_init" else [
+      dict(run, init="random_init") for run in results["random_init"]]
+  scores = {}
+  for run in runs:
+    if run["init"] == init and (step is None or run.get("step") == step):
+      metric = results["tasks"][run["task"]]["metric"]
+      scores.setdefault(run["task"], {})[run["finetune_seed"]] = run[
+          results["headline_split"]][metric]
+  return scores
+
+
+def _final_step(results, init):
+  points = results["summary"]["objectives"].get(init)  # none: random init
+  return max(p["step"] for p in points) if points else None
+
+
+def _per_seed_means(scores):
+  seeds = sorted(set.intersection(*(set(s) for s in scores.values())))
+  return np.array([np.mean([s[seed] for s in scores.values()])
+                   for seed in seeds])
+
+
+def test_the_markdown_report_is_rendered_from_the_json(results):
+  with open(os.path.join(RESULTS, "results.md")) as f:
+    assert f.read() == report.markdown(results)
+
+
+def test_the_summary_follows_from_the_runs(results):
+  for init, points in results["summary"]["objectives"].items():
+    for point in points:
+      scores = _scores(results, init, point["step"])
+      for task, by_seed in scores.items():
+        mean, half = _mean_ci(list(by_seed.values()))
+        assert point[task]["mean"] == pytest.approx(mean, abs=1e-9)
+        assert point[task]["ci_high"] - mean == pytest.approx(half, abs=1e-9)
+  for name, difference in results["summary"]["paired"].items():
+    first, second = name.split(" - ")
+    deltas = (_per_seed_means(_scores(results, first,
+                                      _final_step(results, first)))
+              - _per_seed_means(_scores(results, second,
+                                        _final_step(results, second))))
+    mean, half = _mean_ci(deltas)
+    assert difference["mean"] == pytest.approx(mean, abs=1e-9)
+    assert difference["ci_high"] - mean == pytest.approx(half, abs=1e-9)
+
+
+def _readme_table():
+  with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+    text = f.read()
+  section = text[text.index("### What the full study found here"):]
+  rows = {}
+  for line in section.splitlines():
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    if cells[0] in README_ROWS or cells[0] == "TF-IDF + linear model":
+      rows[cells[0]] = cells[1:]
+  return section, rows
+
+
+def test_the_readme_table_is_the_committed_result(results):
+  section, rows = _readme_table()
+  tasks = list(results["tasks"])
+  summary = results["summary"]
+  for label, init in README_ROWS.items():
+    estimates = (summary["random_init"] if init == "random_init" else
+                 summary["objectives"][init][-1])
+    for cell, key in zip(rows[label], tasks + ["mean_over_tasks"]):
+      value = estimates[key]
+      assert cell == (f"{value['mean']:.1f} ± "
+                      f"{value['ci_high'] - value['mean']:.1f}"), (label, key)
+  tfidf = [f"{summary['tfidf'][t]:.1f}" for t in tasks]
+  tfidf.append(f"{np.mean(list(summary['tfidf'].values())):.1f}")
+  assert rows["TF-IDF + linear model"] == tfidf
+  paired = summary["paired"]["electra - mlm"]
+  quoted = re.search(r"ELECTRA - MLM, paired by seed: ([+-][\d.]+) points, "
+                     r"95% CI \[([+-]?[\d.]+), ([+-][\d.]+)\]", section)
+  assert quoted, "README no longer quotes the paired difference"
+  assert [float(v) for v in quoted.groups()] == [
+      round(paired["mean"], 1), round(paired["ci_low"], 1),
+      round(paired["ci_high"], 1)]
