@@ -110,3 +110,11 @@ def test_the_readme_table_is_the_committed_result(results):
   assert [float(v) for v in quoted.groups()] == [
       round(paired["mean"], 1), round(paired["ci_low"], 1),
       round(paired["ci_high"], 1)]
+
+
+def test_the_readme_quotes_the_half_budget_scores(results):
+  section, _ = _readme_table()
+  for init, label in (("mlm", "MLM"), ("electra", "ELECTRA")):
+    first = results["summary"]["objectives"][init][0]["mean_over_tasks"]
+    assert (f"{label} {first['mean']:.1f} ± "
+            f"{first['ci_high'] - first['mean']:.1f}") in section, init
