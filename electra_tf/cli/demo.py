@@ -59,10 +59,8 @@ def _vocab(demo_dir, files):
   path = os.path.join(demo_dir, "vocab.txt")
   if not tf.io.gfile.exists(path):
     logging.info("learning a %d-token WordPiece vocab", VOCAB_SIZE)
-    temp = path + ".incomplete"
-    vocab_builder.build_wordpiece_vocab(
-        corpus_lib.FileCorpus(tuple(files)), temp, VOCAB_SIZE, overwrite=True)
-    tf.io.gfile.rename(temp, path, overwrite=True)
+    vocab_builder.build_wordpiece_vocab(  # written whole or not at all
+        corpus_lib.FileCorpus(tuple(files)), path, VOCAB_SIZE, overwrite=True)
   return path
 
 

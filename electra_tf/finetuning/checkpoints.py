@@ -25,6 +25,7 @@ from absl import logging
 
 from electra_tf import config as base_config
 from electra_tf import errors
+from electra_tf import output_files
 from electra_tf.checkpoints import intact
 from electra_tf.checkpoints import original_format
 from electra_tf.checkpoints import tf1_names
@@ -132,10 +133,8 @@ def claim_trial(model_dir, settings, overwrite=False):
   if overwrite and tf.io.gfile.exists(model_dir):
     logging.info("--overwrite: removing %s", model_dir)
     tf.io.gfile.rmtree(model_dir)
-  tf.io.gfile.makedirs(model_dir)
-  with tf.io.gfile.GFile(path + ".tmp", "w") as f:
-    json.dump(settings, f, indent=1, sort_keys=True)
-  tf.io.gfile.rename(path + ".tmp", path, overwrite=True)
+  output_files.write_atomically(
+      path, json.dumps(settings, indent=1, sort_keys=True))
 
 
 def record_run(model_dir, config, label_lists):

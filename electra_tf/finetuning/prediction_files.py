@@ -3,9 +3,7 @@
 import json
 import os
 
-import tensorflow as tf
-
-INCOMPLETE_SUFFIX = ".incomplete"
+from electra_tf import output_files
 
 
 def own_data_path(folder, task_name, split, trial):
@@ -14,18 +12,12 @@ def own_data_path(folder, task_name, split, trial):
 
 
 def write_text(path, text):
-  """Writes `text` to `path` through a temporary file, creating dirs, so a
-  reader never sees half a file."""
-  tf.io.gfile.makedirs(os.path.dirname(path))
-  temp = path + INCOMPLETE_SUFFIX
-  with tf.io.gfile.GFile(temp, "w") as f:
-    f.write(text)
-  tf.io.gfile.rename(temp, path, overwrite=True)
+  """Writes `text` to `path` (creating dirs) so a reader never sees half a
+  file; returns `path`."""
+  output_files.write_atomically(path, text)
   return path
 
 
 def write_json(path, value):
   """Writes `value` as JSON at `path` (any gfile path), creating dirs."""
-  tf.io.gfile.makedirs(os.path.dirname(path))
-  with tf.io.gfile.GFile(path, "w") as f:
-    json.dump(value, f)
+  output_files.write_atomically(path, json.dumps(value))

@@ -17,6 +17,8 @@ import os
 from absl import logging
 import tensorflow as tf
 
+from electra_tf import output_files
+
 RESULTS_JSON = "results.json"
 RESULTS_MD = "results.md"
 SCORE_PLOT = "score_vs_flops.png"
@@ -181,13 +183,10 @@ def write(results, output_dir):
   """Writes the report files; returns {name: path} of those written."""
   written = {}
   path = os.path.join(output_dir, RESULTS_JSON)
-  with tf.io.gfile.GFile(path + ".tmp", "w") as f:
-    json.dump(results, f, indent=1)
-  tf.io.gfile.rename(path + ".tmp", path, overwrite=True)
+  output_files.write_atomically(path, json.dumps(results, indent=1))
   written["json"] = path
   path = os.path.join(output_dir, RESULTS_MD)
-  with tf.io.gfile.GFile(path, "w") as f:
-    f.write(markdown(results))
+  output_files.write_atomically(path, markdown(results))
   written["markdown"] = path
   pyplot = _pyplot()
   if pyplot is not None:

@@ -77,10 +77,8 @@ def _built(folder):
 
 def _learn_vocab(corpus, path, size, do_lower_case):
   logging.info("learning a %d-token WordPiece vocab into %s", size, path)
-  temp = path + ".incomplete"
-  vocab_builder.build_wordpiece_vocab(corpus, temp, size, do_lower_case,
-                                      overwrite=True)
-  tf.io.gfile.rename(temp, path, overwrite=True)
+  vocab_builder.build_wordpiece_vocab(corpus, path, size, do_lower_case,
+                                      overwrite=True)  # whole or not at all
 
 
 def _build(corpus, folder, vocab_file, config, num_shards):

@@ -15,6 +15,7 @@ import tensorflow as tf
 
 from electra_tf import config as config_lib
 from electra_tf import errors
+from electra_tf import output_files
 
 RECORD_FILE = "study_settings.json"
 
@@ -43,21 +44,14 @@ def claim(run_dir, settings):
           f"{run_dir} holds a sub-run with other settings ({shown} differ); "
           "use another --output_dir, or delete that dir to redo it")
     return True
-  tf.io.gfile.makedirs(run_dir)
-  temp = path + ".tmp"
-  with tf.io.gfile.GFile(temp, "w") as f:
-    json.dump(settings, f, indent=1, sort_keys=True)
-  tf.io.gfile.rename(temp, path, overwrite=True)
+  write_json_atomically(path, settings)
   return False
 
 
 def write_json_atomically(path, value):
   """Writes `value` as JSON to `path` through a temporary file."""
-  tf.io.gfile.makedirs(os.path.dirname(path))
-  temp = path + ".tmp"
-  with tf.io.gfile.GFile(temp, "w") as f:
-    json.dump(value, f, indent=1, sort_keys=True)
-  tf.io.gfile.rename(temp, path, overwrite=True)
+  output_files.write_atomically(
+      path, json.dumps(value, indent=1, sort_keys=True))
 
 
 def read_json(path):
