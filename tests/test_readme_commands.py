@@ -273,8 +273,8 @@ COMMAND_PLAN = {
         "installs the package's study extras into the environment"),
     f"{STUDY_CONFIG} --profile quick --data_dir study_data --output_dir "
     "studies/quick": Listed(
-        "pretrains two objectives 300 steps and finetunes them on two "
-        "tasks: minutes on 2 cores; tests/study/test_study_run.py runs a "
+        "pretrains two objectives 200 steps and finetunes them on two "
+        "tasks: 13 minutes on 2 cores; tests/study/test_study_run.py runs a "
         "smaller study", parse=True),
     f"{STUDY_CONFIG} --data_dir study_data --output_dir "
     "studies/electra_vs_mlm": Listed("the full study: hours", parse=True),
