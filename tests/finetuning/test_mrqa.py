@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 from electra_tf import errors
+from electra_tf import tokenization
+from electra_tf.data import features as feature_names
 from electra_tf.finetuning.qa import mrqa
 from electra_tf.finetuning.qa import mrqa_scoring
 from electra_tf.finetuning.qa import squad
@@ -122,6 +124,19 @@ def test_featurization_is_squad_v1s(tokenizer):
     theirs = squad.SQUAD_V1.featurize(example, tokenizer, settings,
                                       is_training)
     np.testing.assert_equal(mine, theirs)
+
+
+def test_context_markup_is_text_not_special_tokens(tmp_path):
+  vocab = tmp_path / "vocab.txt"
+  vocab.write_text("\n".join(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]",
+                              "[", "]", "par", "sep", "paris", "?"]))
+  tokenizer = tokenization.FullTokenizer(str(vocab))
+  example = squad.QAExample(0, "q", "paris ?", ("[PAR]", "Paris", "[SEP]"))
+  features, = mrqa.SEARCHQA.featurize(
+      example, tokenizer, mrqa.SEARCHQA.settings(max_seq_length=16), False)
+  assert tokenizer.convert_ids_to_tokens(
+      features[feature_names.INPUT_IDS][:13].tolist()) == (
+          "[CLS] paris ? [SEP] [ par ] paris [ sep ] [SEP] [PAD]").split()
 
 
 def bad_line(tmp_path, line, compress=False):

@@ -13,7 +13,7 @@ As in the original, these are SQuAD 1.1 tasks with another reader:
 
   * the context is split into words on whitespace and kept as it is: the
     markup `[PAR]`, `[DOC]`, `[TLE]` and `[SEP]` are words like any other
-    (the tokenizer splits them into `[`, the lower-cased name, `]`);
+    (the tokenizer splits each into `[`, its name, `]`);
   * a training question trains on the first character span of its first
     detected answer, `len(text)` characters from the span's start (the
     span's end is not read); an answer not found there is skipped and
