@@ -4,10 +4,12 @@ from electra_tf import errors
 from electra_tf.finetuning.tagging import chunking
 from electra_tf.finetuning.classification import glue_tasks
 from electra_tf.finetuning import own_tasks
+from electra_tf.finetuning.qa import mrqa
 from electra_tf.finetuning.qa import squad
 
 TASKS = {task.name: task for task in (*glue_tasks.GLUE_TASKS, squad.SQUAD_V2,
-                                      squad.SQUAD_V1, chunking.CHUNK)}
+                                      squad.SQUAD_V1, *mrqa.MRQA_TASKS,
+                                      chunking.CHUNK)}
 
 
 def task_names():

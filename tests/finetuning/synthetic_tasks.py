@@ -9,6 +9,8 @@ pretrained model in `<data_dir>/models/<MODEL_NAME>/`.
   pool; the score is 5 - k (the word overlap).
 * squad (2.0): the answer is the word after "key"; a context with an
   answer word but no "key" is unanswerable.
+* newsqa (MRQA JSON Lines): squad's rule, every question answerable, the
+  context led by the markup word "[PAR]".
 * chunk: tags follow the words (determiner + noun = NP, verb = VP, ...).
 """
 
@@ -98,12 +100,13 @@ def write_sts(data_dir, rng, sizes):
     write_lines(os.path.join(folder, f"{split}.tsv"), lines)
 
 
-def squad_paragraph(rng, index, split):
-  words = rng.sample(FILLER, rng.randint(6, 10))
+def squad_paragraph(rng, index, split, unanswerable_share=UNANSWERABLE_SHARE,
+                    markup=()):
+  words = list(markup) + rng.sample(FILLER, rng.randint(6, 10))
   qa = {"id": f"{split}-{index}", "question": "what follows key ?"}
   answer = rng.choice(ANSWERS)
-  position = rng.randint(0, len(words))
-  if rng.random() < UNANSWERABLE_SHARE:
+  position = rng.randint(len(markup), len(words))
+  if rng.random() < unanswerable_share:
     # The answer word alone, without "key": no answer.
     words.insert(position, answer)
     qa.update(answers=[], is_impossible=True)
@@ -124,6 +127,28 @@ def write_squad(data_dir, rng, sizes):
           {"title": "synthetic", "paragraphs": paragraphs}]}, f)
 
 
+def mrqa_paragraph(rng, index, split):
+  """An answerable squad paragraph in the MRQA format."""
+  paragraph = squad_paragraph(rng, index, split, unanswerable_share=0.0,
+                              markup=("[PAR]",))
+  qa, = paragraph["qas"]
+  answer, = qa["answers"]
+  start, text = answer["answer_start"], answer["text"]
+  return {"context": paragraph["context"], "qas": [{
+      "qid": qa["id"], "question": qa["question"], "answers": [text],
+      "detected_answers": [{"text": text,
+                            "char_spans": [[start, start + len(text) - 1]]}]
+  }]}
+
+
+def write_newsqa(data_dir, rng, sizes):
+  folder = task_dir(data_dir, "newsqa")
+  for split, count in sizes.items():
+    lines = [json.dumps({"header": {"dataset": "NewsQA", "split": split}})]
+    lines += [json.dumps(mrqa_paragraph(rng, i, split)) for i in range(count)]
+    write_lines(os.path.join(folder, f"{split}.jsonl"), lines)
+
+
 def chunk_sentence(rng):
   lines = []
   for _ in range(rng.randint(2, 5)):
@@ -140,7 +165,7 @@ def write_chunk(data_dir, rng, sizes):
 
 
 WRITERS = {"sst": write_sst, "sts": write_sts, "squad": write_squad,
-           "chunk": write_chunk}
+           "chunk": write_chunk, "newsqa": write_newsqa}
 
 
 def write_tasks(data_dir, sizes, seed=0, tasks=tuple(WRITERS)):

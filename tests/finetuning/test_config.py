@@ -47,6 +47,7 @@ def test_defaults_are_the_originals():
 @pytest.mark.parametrize("tasks,epochs,length", [
     (["rte"], 10.0, 128), (["sts"], 10.0, 128), (["squad"], 2.0, 512),
     (["squadv1"], 2.0, 512), (["chunk"], 3.0, 256), (["cola"], 3.0, 128),
+    (["newsqa"], 2.0, 512), (["naturalqs"], 3.0, 128),
     # Per-task defaults are for single-task runs only, as the original.
     (["squad", "rte"], 3.0, 128)])
 def test_per_task_defaults(tasks, epochs, length):

@@ -16,6 +16,8 @@ from electra_tf.finetuning import checkpoints
 from electra_tf.finetuning import evaluation
 from electra_tf.finetuning import runner
 from electra_tf.finetuning.config import FinetuningConfig
+from electra_tf.finetuning.qa import mrqa
+from electra_tf.finetuning.qa import mrqa_scoring
 from tests.finetuning import synthetic_tasks
 
 MODEL = synthetic_tasks.MODEL_NAME
@@ -122,3 +124,23 @@ def test_squad_v2_from_the_pretrained_checkpoint(tmp_path, pretrained):
   assert set(answers) == set(expected)
   assert np.mean([answers[q] == a for q, a in expected.items()]) >= 0.8
   assert "" in answers.values()
+
+
+def test_mrqa_scores_what_it_writes(tmp_path, pretrained):
+  data_dir = new_data_dir(tmp_path, pretrained, {"train": 96, "dev": 30},
+                          ("newsqa",))
+  config = FinetuningConfig.from_hparams(synthetic_tasks.finetune_hparams(
+      task_names=["newsqa"], learning_rate=3e-3, num_train_epochs=3.0,
+      max_seq_length=32, beam_size=5, iterations_per_loop=200),
+      data_dir=data_dir, model_name=MODEL)
+  results = runner.run_finetuning(config)
+  newsqa = results.median["newsqa"]
+  assert newsqa["exact_match"] >= 80.0  # chance: ~10
+
+  dev = os.path.join(data_dir, "finetuning_data", "newsqa", "dev.jsonl")
+  golds = mrqa.gold_answers(dev)
+  with open(config.qa_preds_file.format("newsqa")) as f:
+    predictions = json.load(f)
+  assert set(predictions) == set(golds) and len(golds) == 30
+  with open(config.qa_eval_file.format("newsqa")) as f:
+    assert json.load(f) == mrqa_scoring.evaluate(golds, predictions) == newsqa

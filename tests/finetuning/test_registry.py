@@ -15,7 +15,8 @@ from electra_tf.finetuning.tagging import features as tag_features
 def test_all_tasks_are_registered_under_their_original_names():
   assert set(registry.task_names()) == {
       "cola", "sst", "mrpc", "sts", "qqp", "mnli", "mnli-mm", "qnli", "rte",
-      "wnli", "squad", "squadv1", "chunk"}
+      "wnli", "squad", "squadv1", "newsqa", "naturalqs", "triviaqa",
+      "searchqa", "chunk"}
   for name in registry.task_names():
     assert registry.get_task(name).name == name
 
@@ -26,6 +27,11 @@ def test_all_tasks_are_registered_under_their_original_names():
     ("sts", 10.0, 128, tasks.TaskType.REGRESSION),
     ("squad", 2.0, 512, tasks.TaskType.SPAN_QA),
     ("squadv1", 2.0, 512, tasks.TaskType.SPAN_QA),
+    ("newsqa", 2.0, 512, tasks.TaskType.SPAN_QA),
+    ("triviaqa", 2.0, 512, tasks.TaskType.SPAN_QA),
+    ("searchqa", 2.0, 512, tasks.TaskType.SPAN_QA),
+    # The original's rule ("qa" or "squad" in the name) misses it.
+    ("naturalqs", 3.0, 128, tasks.TaskType.SPAN_QA),
     ("chunk", 3.0, 256, tasks.TaskType.TAGGING),
 ])
 def test_recipe_defaults(name, epochs, max_seq_length, task_type):

@@ -1,9 +1,10 @@
-"""SQuAD evaluation: model outputs -> answers, prediction files, scores.
+"""QA evaluation: model outputs -> answers, prediction files, scores.
 
 As the original: answers are decoded from each window's outputs, written
-to `qa_preds_file` (and the null odds to `qa_na_file` for 2.0), scored
-with the official scripts' definitions (2.0 with `qa_na_threshold` on the
-null odds) and the scores written to `qa_eval_file`.
+to `qa_preds_file` (and the null odds to `qa_na_file` for SQuAD 2.0),
+scored with the official scripts' definitions (SQuAD 2.0 with
+`qa_na_threshold` on the null odds; MRQA by `mrqa_scoring`) and the scores
+written to `qa_eval_file`.
 """
 
 from electra_tf.finetuning import prediction_files
@@ -43,23 +44,33 @@ def decode(config, task, examples, tokenizer, settings, outputs):
       decoding_settings(config, task))
 
 
-def squad_metrics(config, task, examples, tokenizer, settings, outputs,
-                  dataset):
-  """Decodes, writes the prediction files and returns the official scores
-  against `dataset` (the articles of the split's SQuAD file)."""
+def span_metrics(config, task, examples, tokenizer, settings, outputs,
+                 score):
+  """Decodes, writes the prediction files and returns the official scores.
+
+  `score` maps the `SquadPredictions` to {metric: percent}; the scores are
+  also written to `qa_eval_file`.
+  """
   decoded = decode(config, task, examples, tokenizer, settings, outputs)
   prediction_files.write_json(config.qa_preds_file.format(task.name),
                               decoded.predictions)
   if task.v2:
     prediction_files.write_json(config.qa_na_file.format(task.name),
                                 decoded.null_odds)
-    scores = squad_scoring.evaluate_v2(dataset, decoded.predictions,
-                                       decoded.null_odds,
-                                       na_prob_thresh=config.qa_na_threshold)
-  else:
-    scores = squad_scoring.evaluate_v1(dataset, decoded.predictions)
+  scores = score(decoded)
   prediction_files.write_json(config.qa_eval_file.format(task.name), scores)
   return scores
+
+
+def squad_scorer(config, v2, dataset):
+  """`span_metrics`'s `score` for SQuAD `dataset` (the articles of the
+  split's file): the official 2.0 scorer with `qa_na_threshold`, or 1.1."""
+  if v2:
+    return lambda decoded: squad_scoring.evaluate_v2(
+        dataset, decoded.predictions, decoded.null_odds,
+        na_prob_thresh=config.qa_na_threshold)
+  return lambda decoded: squad_scoring.evaluate_v1(dataset,
+                                                   decoded.predictions)
 
 
 def test_answers(config, task, examples, tokenizer, settings, outputs):

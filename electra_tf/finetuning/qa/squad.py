@@ -87,7 +87,7 @@ def load_dataset(path):
   return dataset["data"]
 
 
-def _field(mapping, key, location, kind=None):
+def field(mapping, key, location, kind=None):
   """`mapping[key]`; `DataError` if it is missing or not of `kind`."""
   if not isinstance(mapping, dict) or key not in mapping:
     raise errors.DataError(f"{location}: missing key {key!r}")
@@ -100,13 +100,27 @@ def _field(mapping, key, location, kind=None):
   return value
 
 
-def _answer_positions(qa, words, char_to_word, location, result):
-  """(text, first word, last word) of a training answer; None if skipped."""
-  answers = _field(qa, "answers", location, list)
+def question_id(qa, id_key, location):
+  """A question's id (`id` in SQuAD, `qid` in MRQA), as a string."""
+  return str(field(qa, id_key, f"{location} (a question)", (str, int)))
+
+
+def first_squad_answer(qa, location):
+  """(text, character offset) of a SQuAD question's first answer."""
+  answers = field(qa, "answers", location, list)
   if not answers:
     raise errors.DataError(f"{location}: answerable but has no answers")
-  text = _field(answers[0], "text", location, str)
-  offset = _field(answers[0], "answer_start", location, int)
+  return (field(answers[0], "text", location, str),
+          field(answers[0], "answer_start", location, int))
+
+
+def answer_words(text, offset, words, char_to_word, location, result):
+  """(first word, last word) of answer `text` at character `offset`.
+
+  The span ends `len(text)` characters after `offset`. None, recorded in
+  `result`, if the text is empty, ends outside the context or is not within
+  the words it covers (compared lower-cased, whitespace collapsed).
+  """
   end_offset = offset + len(text) - 1
   if not text:
     result.skip(location, "empty answer text")
@@ -122,30 +136,44 @@ def _answer_positions(qa, words, char_to_word, location, result):
     result.skip(location, f"could not find answer {expected!r} in the "
                 f"context words {found!r}")
     return None
-  return text, start, end
+  return start, end
 
 
-def add_paragraph_examples(paragraph, path, is_train, v2, result):
-  """Appends the examples of one paragraph's questions to `result`."""
-  words, char_to_word = split_words(_field(paragraph, "context", path, str))
-  for qa in _field(paragraph, "qas", path, list):
-    qas_id = str(_field(qa, "id", f"{path} (a question)", (str, int)))
+def add_paragraph_examples(paragraph, path, is_train, v2, result,
+                           id_key="id", first_answer=first_squad_answer):
+  """Appends the examples of one paragraph's questions to `result`.
+
+  Args:
+    paragraph: a dict with `context` and `qas`.
+    path: where the paragraph is, for messages.
+    is_train: whether to read answer positions.
+    v2: whether questions carry `is_impossible`.
+    result: a `tasks.ReadResult`.
+    id_key: the questions' id key.
+    first_answer: `(qa, location) -> (text, character offset)` of the
+      answer trained on.
+  """
+  words, char_to_word = split_words(field(paragraph, "context", path, str))
+  for qa in field(paragraph, "qas", path, list):
+    qas_id = question_id(qa, id_key, path)
     location = f"{path} (question {qas_id})"
     example = QAExample(eid=len(result.examples), qas_id=qas_id,
-                        question_text=_field(qa, "question", location, str),
+                        question_text=field(qa, "question", location, str),
                         doc_tokens=tuple(words))
     if is_train:
-      if v2 and _field(qa, "is_impossible", location):
+      if v2 and field(qa, "is_impossible", location):
         example = dataclasses.replace(
             example, orig_answer_text="", start_position=-1, end_position=-1,
             is_impossible=True)
       else:
-        answer = _answer_positions(qa, words, char_to_word, location, result)
-        if answer is None:
+        text, offset = first_answer(qa, location)
+        span = answer_words(text, offset, words, char_to_word, location,
+                            result)
+        if span is None:
           continue
-        text, start, end = answer
         example = dataclasses.replace(example, orig_answer_text=text,
-                                      start_position=start, end_position=end)
+                                      start_position=span[0],
+                                      end_position=span[1])
     result.examples.append(example)
 
 
@@ -174,7 +202,7 @@ class SquadTask(tasks.Task):
     path = self.split_path(data_dir, split)
     result = tasks.ReadResult()
     for article in load_dataset(path):
-      for paragraph in _field(article, "paragraphs", path, list):
+      for paragraph in field(article, "paragraphs", path, list):
         add_paragraph_examples(paragraph, path, split == tasks.TRAIN,
                                self.v2, result)
     return result
@@ -206,9 +234,14 @@ class SquadTask(tasks.Task):
   def evaluate(self, outputs, run, split):
     config = run.config
     examples = self.read_examples(config.raw_data_root, split).examples
-    return evaluation.squad_metrics(
+    return evaluation.span_metrics(
         config, self, examples, run.tokenizer, run.settings, outputs,
-        load_dataset(self.split_path(config.raw_data_root, split)))
+        self.scorer(config, split))
+
+  def scorer(self, config, split):
+    """`SquadPredictions` -> the official scores against `split`'s file."""
+    return evaluation.squad_scorer(config, self.v2, load_dataset(
+        self.split_path(config.raw_data_root, split)))
 
   def write_test_outputs(self, outputs, run, split, folder, trial):
     del folder  # next to `test_predictions`

@@ -54,6 +54,15 @@ def token_f1(prediction, gold):
   return _overlap_f1(predicted_tokens, gold_tokens)
 
 
+def best_over_golds(prediction, golds):
+  """(exact match, F1) of `prediction`, each the best over the `golds`, as
+  the official v1.1 script (an empty answer has F1 0, even against "")."""
+  predicted_tokens = answer_tokens(prediction)
+  return (max(exact_match(prediction, gold) for gold in golds),
+          max(_overlap_f1(predicted_tokens, answer_tokens(gold))
+              for gold in golds))
+
+
 def _questions(dataset):
   for article in dataset:
     for paragraph in article["paragraphs"]:
@@ -81,10 +90,10 @@ def evaluate_v1(dataset, predictions):
     if not golds:
       raise errors.DataError(f"question {qa['id']} has no answers; score "
                              "SQuAD 2.0 data with evaluate_v2")
-    prediction = predictions[qa["id"]]
-    exact += max(exact_match(prediction, gold) for gold in golds)
-    f1 += max(_overlap_f1(answer_tokens(prediction), answer_tokens(gold))
-              for gold in golds)
+    question_exact, question_f1 = best_over_golds(predictions[qa["id"]],
+                                                  golds)
+    exact += question_exact
+    f1 += question_f1
   return {"exact_match": PERCENT * exact / total, "f1": PERCENT * f1 / total}
 
 
