@@ -4,7 +4,9 @@ Training: shard files per input pipeline, shuffle files, repeat, interleave
 deterministically, shuffle records, batch with `drop_remainder=True`, parse,
 cast to int32, prefetch. Every random choice is seeded, so the stream is a
 pure function of (files, seed, layout) and a resumed run can skip to where
-it stopped. Eval: files in order, no shuffle, one pass.
+it stopped; tf.data combines each op's seed with TensorFlow's global seed,
+which the training loop sets to the run's seed before it builds the input.
+Eval: files in order, no shuffle, one pass.
 """
 
 import os

@@ -96,7 +96,8 @@ def build_trainee(config, strategy, model_dir, label_lists, num_train_steps,
                   if config.precision == "mixed_float16" else None)
   run_checkpoints = checkpointing.RunCheckpoints(
       model_dir, model, optimizer, keep=1,
-      every_steps=config.save_checkpoints_steps, loss_scale=loss_scale)
+      every_steps=config.save_checkpoints_steps, loss_scale=loss_scale,
+      is_chief=distribute.is_chief(strategy))
   origin = run_checkpoints.restore()
   if not run_checkpoints.latest and config.init_checkpoint:
     origin = checkpoints.load_encoder(model.electra_encoder,
@@ -146,8 +147,8 @@ def train(config, strategy, trainee, feature_set, num_train_steps, seed):
       strategy, FinetuneStep(trainee.model, optimizer, trainee.loss_scale),
       config.jit_compile and distribute.uses_xla_everywhere(strategy))
   tracker = progress_lib.Progress(step, num_train_steps, batch_size)
-  writer = tf.summary.create_file_writer(
-      os.path.join(trainee.checkpoints.model_dir, "train"))
+  writer = distribute.summary_writer(
+      strategy, os.path.join(trainee.checkpoints.model_dir, "train"))
   every = config.log_every_steps or config.iterations_per_loop
   while step < num_train_steps:
     to_save = config.save_checkpoints_steps - step % (

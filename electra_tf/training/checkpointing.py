@@ -12,6 +12,7 @@ one saved there stops before anything is overwritten.
 
 import json
 import os
+import tempfile
 
 import tensorflow as tf
 from absl import logging
@@ -67,11 +68,17 @@ def dropout_states(model):
 
 
 class RunCheckpoints:
-  """A `tf.train.CheckpointManager` over model, optimizer and seed states."""
+  """A `tf.train.CheckpointManager` over model, optimizer and seed states.
+
+  With several workers only the chief (`is_chief`) writes into `model_dir`;
+  the others restore from it, and save (saving may need every worker) into
+  a local scratch dir of their own that is deleted right after.
+  """
 
   def __init__(self, model_dir, model, optimizer, keep=5, every_steps=1000,
-               loss_scale=None):
+               loss_scale=None, is_chief=True):
     self.model_dir = model_dir
+    self.is_chief = is_chief
     self.model = model
     self.optimizer = optimizer
     items = dict(model=model, optimizer=optimizer,
@@ -87,7 +94,9 @@ class RunCheckpoints:
 
   @property
   def latest(self):
-    return self.manager.latest_checkpoint
+    if self.is_chief:
+      return self.manager.latest_checkpoint
+    return tf.train.latest_checkpoint(self.model_dir)
 
   def restore(self, init_checkpoint=None):
     """Restores per the resume order above; returns a description."""
@@ -171,7 +180,14 @@ class RunCheckpoints:
     if not force and step % self.every_steps:
       return None
     self._saved_step = step
-    return self.manager.save(checkpoint_number=step)
+    if self.is_chief:
+      return self.manager.save(checkpoint_number=step)
+    scratch = tempfile.mkdtemp(prefix="electra-worker-checkpoint-")
+    try:
+      self.checkpoint.write(os.path.join(scratch, CHECKPOINT_PREFIX))
+    finally:
+      tf.io.gfile.rmtree(scratch)
+    return self.latest
 
 
 def _read_part(model, name, path):

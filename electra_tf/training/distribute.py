@@ -81,3 +81,16 @@ def uses_xla_everywhere(strategy):
   CPU/GPU, so those runs compile nothing (see README).
   """
   return is_tpu(strategy) or strategy.num_replicas_in_sync == 1
+
+
+def is_chief(strategy):
+  """Whether this process writes the run's files (one worker of several)."""
+  return strategy.extended.should_checkpoint
+
+
+def summary_writer(strategy, log_dir):
+  """A TensorBoard writer into `log_dir` on the chief; on other workers a
+  no-op one, so a run has one event file."""
+  if is_chief(strategy):
+    return tf.summary.create_file_writer(log_dir)
+  return tf.summary.create_noop_writer()

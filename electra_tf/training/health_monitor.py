@@ -17,6 +17,7 @@ import tensorflow as tf
 from electra_tf import errors
 from electra_tf.pretraining import health
 from electra_tf.pretraining import metrics
+from electra_tf.training import distribute
 from electra_tf.training import pretrain_step
 
 
@@ -35,6 +36,7 @@ class HealthMonitor:
     self.last = None
     self._batches = list(batches)
     self._log_dir = os.path.join(model_dir, "health")
+    self._strategy = strategy
     self._writer = None  # created by the first check
 
     @tf.function
@@ -64,7 +66,8 @@ class HealthMonitor:
     values.update(health.signals(totals))
     verdict = health.verdict(values)
     if self._writer is None:
-      self._writer = tf.summary.create_file_writer(self._log_dir)
+      self._writer = distribute.summary_writer(self._strategy,
+                                               self._log_dir)
     with self._writer.as_default(step=step):
       for key, value in values.items():
         tf.summary.scalar(key, value)

@@ -161,10 +161,9 @@ def pretrain(config, strategy, model_dir, train_files, special_ids=None,
   the scratch files of a killed earlier run in it are removed.
   """
   lock = (run_lock.RunLock(model_dir, "pretraining run")
-          if strategy.extended.should_checkpoint
-          else contextlib.nullcontext())
+          if distribute.is_chief(strategy) else contextlib.nullcontext())
   with lock:
-    if strategy.extended.should_checkpoint:
+    if distribute.is_chief(strategy):
       output_files.remove_leftovers(model_dir, (
           output_files.CHECKPOINT_STAGING, output_files.TEMP_FILES))
     return _pretrain(config, strategy, model_dir, train_files, special_ids,
@@ -183,11 +182,13 @@ def _pretrain(config, strategy, model_dir, train_files, special_ids,
       config, strategy, special_ids)
   checkpoints = checkpointing.RunCheckpoints(
       model_dir, model, optimizer, keep=config.keep_checkpoint_max,
-      every_steps=config.save_checkpoints_steps, loss_scale=loss_scale)
+      every_steps=config.save_checkpoints_steps, loss_scale=loss_scale,
+      is_chief=distribute.is_chief(strategy))
   logging.info("%s", checkpoints.restore(init_checkpoint))
   # Recorded only now: a config refused by the restore must not replace
   # the record of the model the dir holds.
-  checkpointing.record_config(model_dir, config)
+  if distribute.is_chief(strategy):
+    checkpointing.record_config(model_dir, config)
   step = int(optimizer.iterations.numpy())
   total = config.num_train_steps
   if step >= total:
@@ -203,7 +204,8 @@ def _pretrain(config, strategy, model_dir, train_files, special_ids,
   flops = sizes.pretraining_flops_per_sequence(config) * config.train_batch_size
   tracker = progress_lib.Progress(step, total, config.train_batch_size, flops,
                                   peak_flops)
-  writer = tf.summary.create_file_writer(os.path.join(model_dir, "train"))
+  writer = distribute.summary_writer(strategy,
+                                     os.path.join(model_dir, "train"))
   started = time.time()
   result = RunResult(step, checkpoints.latest, {})
   monitor = health_monitor.HealthMonitor(

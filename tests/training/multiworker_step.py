@@ -22,9 +22,10 @@ from tests.training.conftest import tiny_config
 FEATURES = ("input_ids", "input_mask", "segment_ids")
 
 
-def train(strategy, batches):
+def train(strategy, batches, config=None):
   """Steps over `batches` ([S, B, L] arrays); returns weights and losses."""
-  config = tiny_config()  # default dropout: masks follow global examples
+  # Default dropout: masks follow global examples.
+  config = config or tiny_config()
   model, optimizer, _ = loop.build_model_and_optimizer(config, strategy, None)
   step = pretrain_step.PretrainStep(model, optimizer)
   replicas = strategy.num_replicas_in_sync
@@ -47,6 +48,15 @@ def train(strategy, batches):
   weights = {n: v.numpy() for n, v in
              tf1_names.pretrainer_variables(model).items()}
   return weights, np.array(losses)
+
+
+def checkpoint_weights(path, config):
+  """The pretrainer weights (original names) in a run's checkpoint."""
+  model, _, _ = loop.build_model_and_optimizer(
+      config, tf.distribute.get_strategy(), None)
+  tf.train.Checkpoint(model=model).read(path).expect_partial()
+  return {n: v.numpy() for n, v in
+          tf1_names.pretrainer_variables(model).items()}
 
 
 def main(batches_path, output_path):

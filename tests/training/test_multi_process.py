@@ -124,3 +124,77 @@ def test_kill_minus_9_and_ctrl_c_then_rerun_equal_an_uninterrupted_run(
   for name in names:
     np.testing.assert_array_equal(ra.get_tensor(name), rb.get_tensor(name),
                                   err_msg=name)
+
+
+def _start_workers(model_dir, shards, hparams):
+  """Two `pretrain.py --strategy multi_worker` processes on localhost."""
+  workers = [f"localhost:{p}" for p in _free_ports(2)]
+  processes = []
+  for index in range(2):
+    tf_config = {"cluster": {"worker": workers},
+                 "task": {"type": "worker", "index": index}}
+    processes.append(subprocess.Popen(
+        _cli(model_dir, shards, hparams) + ["--strategy", "multi_worker"],
+        env={**ENV, "TF_CONFIG": json.dumps(tf_config)},
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+  return processes
+
+
+def _worker_batches(shards, config, num_steps):
+  """The global batches two workers read: each its own shard, side by side."""
+  per_worker = config.train_batch_size // 2
+  steps = []
+  for index in range(2):
+    # tf.data's seeded shuffles also follow TensorFlow's global seed, which
+    # the training loop sets to the run's seed before building its input.
+    tf.random.set_seed(config.seed)
+    context = tf.distribute.InputContext(
+        num_input_pipelines=2, input_pipeline_id=index,
+        num_replicas_in_sync=2)
+    data = pretrain_pipeline.pretraining_dataset(
+        shards, per_worker, config.max_seq_length, seed=config.seed,
+        input_context=context)
+    steps.append([batch for batch, _ in zip(data, range(num_steps))])
+  return {k: np.stack([np.concatenate([steps[0][s][k].numpy(),
+                                       steps[1][s][k].numpy()])
+                       for s in range(num_steps)])
+          for k in multiworker_step.FEATURES}
+
+
+def test_two_worker_cli_killed_and_resumed_equals_one_device(shards, tmp_path):
+  # Each worker reads its own shard; both are killed with -9 mid-run and
+  # rerun. The chief's final checkpoint equals one device trained on the
+  # same global batches (each worker's half side by side).
+  hparams = dict(tiny_config().hparams_passed, num_train_steps=30)
+  config = tiny_config(num_train_steps=30)
+  model_dir = str(tmp_path / "two_workers")
+  processes = _start_workers(model_dir, shards, hparams)
+  deadline = time.time() + 240
+  while not os.path.exists(os.path.join(model_dir, "ckpt-6.index")):
+    assert all(p.poll() is None for p in processes), [
+        p.communicate()[1][-2000:] for p in processes]
+    assert time.time() < deadline
+    time.sleep(0.02)
+  for process in processes:
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+  killed_at = tf.train.latest_checkpoint(model_dir)
+  assert killed_at and not killed_at.endswith("ckpt-30")
+  processes = _start_workers(model_dir, shards, hparams)
+  errs = [process.communicate(timeout=300)[1] for process in processes]
+  assert [p.returncode for p in processes] == [0, 0], [
+      e[-3000:] for e in errs]
+  assert all(f"resumed from {killed_at}" in e for e in errs), [
+      e[-3000:] for e in errs]
+  final = tf.train.latest_checkpoint(model_dir)
+  assert final.endswith("ckpt-30")
+  assert not [name for name in os.listdir(model_dir)
+              if "temp" in name or "worker" in name], os.listdir(model_dir)
+  weights, _ = multiworker_step.train(
+      tf.distribute.get_strategy(), _worker_batches(shards, config, 30),
+      config)
+  restored = multiworker_step.checkpoint_weights(final, config)
+  assert restored.keys() == weights.keys()
+  for name, value in weights.items():
+    np.testing.assert_allclose(restored[name], value, rtol=0, atol=1e-5,
+                               err_msg=name)
