@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+from electra_tf.cli import demo
 from electra_tf.cli import pretrain
 from tests.conftest import TESTDATA
 
@@ -65,3 +66,18 @@ def test_demo_resumes_and_exports_a_model_that_scores_text(
   assert _run(demo_dir, text) == 0
   assert sorted(os.listdir(os.path.join(demo_dir, "export")))[0] == "1"
   assert not os.path.exists(os.path.join(demo_dir, "export", "2"))
+
+
+def test_the_report_gives_the_health_verdict():
+  summary = {"step": 2000, "vocab": "v", "train_data": "t", "model_dir": "m",
+             "checkpoint": "m/ckpt-2000", "export": "e/1", "probe": []}
+  healthy = {"disc_auc": 0.9, "disc_loss_gain": 0.3, "cls_cosine": 0.98,
+             "masked_lm_accuracy": 0.2, "sampled_masked_lm_accuracy": 0.1}
+  lines = demo.report({**summary, "eval": healthy})
+  assert "  pretraining health: healthy" in lines
+  collapsed = dict(healthy, disc_loss_gain=0.01, disc_token_loss=0.366,
+                   replaced_entropy=0.370, cls_cosine=0.9999)
+  line = next(l for l in demo.report({**summary, "eval": collapsed})
+              if "pretraining health" in l)
+  assert "only 1.0% below the replacement-rate entropy 0.370" in line
+  assert "mean cosine 0.9999" in line

@@ -26,6 +26,7 @@ from electra_tf.data import pretrain_pipeline
 from electra_tf.data import pretraining_dataset
 from electra_tf.data import tfrecords
 from electra_tf.data import vocab_builder
+from electra_tf.pretraining import health
 from electra_tf.pretraining import model as model_lib
 from electra_tf.serving import encoder_module
 from electra_tf.training import checkpointing
@@ -162,6 +163,7 @@ def report(summary):
           f"{k} {metrics[k]:.3f}" for k in (
               "masked_lm_accuracy", "sampled_masked_lm_accuracy",
               "disc_accuracy", "disc_auc") if k in metrics))
+  lines.append(f"  {health.verdict(metrics).message()}")
   lines += replacement_probe.report_lines(summary.get("probe") or [])
   lines += [f"  SavedModel:   {summary['export']}",
             f"  TensorBoard:  tensorboard --logdir {summary['model_dir']}",
