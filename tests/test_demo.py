@@ -56,6 +56,9 @@ def test_demo_resumes_and_exports_a_model_that_scores_text(
              for r in caplog.records)
   report = capsys.readouterr().out
   assert "ELECTRA demo: step 20" in report and "SavedModel:" in report
+  assert "pretraining health:" in report
+  assert "replaced-word check: the model ranks the swapped word first in" in (
+      report)
   export = os.path.join(demo_dir, "export", "1")
   scored = subprocess.run([sys.executable, "-c", SCORE, export], check=True,
                           capture_output=True, text=True,
