@@ -291,6 +291,8 @@ INLINE_PLAN = {
     "tests/finetuning/test_cli_and_bad_input.py the --data-dir layout",
     "tensorboard --logdir models/electra_small": "TensorBoard's server, "
     "running until stopped",
+    "electra-pretrain --strategy multi_worker": "needs TF_CONFIG on every "
+    "machine; tests/training/test_multi_process.py runs two on localhost",
     "electra-study --config configs/study/electra_vs_mlm.json ...":
         "`...` stands for the study command below",
     "saved_model_cli show --all --dir exports/encoder/1": "TensorFlow's own "
