@@ -23,6 +23,7 @@ from electra_tf import run_lock
 from electra_tf.data import pretrain_pipeline
 from electra_tf.modeling import sizes
 from electra_tf.pretraining import health
+from electra_tf.pretraining import losses
 from electra_tf.pretraining import metrics
 from electra_tf.pretraining import model as model_lib
 from electra_tf.training import checkpointing
@@ -82,7 +83,7 @@ def training_losses(loss_weights, sums):
   out = {}
   for name in loss_weights:
     out[f"{name}_loss"] = float(sums[f"{name}_loss_numerator"]) / (
-        float(sums[f"{name}_loss_denominator"]) + 1e-6)
+        float(sums[f"{name}_loss_denominator"]) + losses.DENOMINATOR_EPS)
   out["total_loss"] = sum(w * out[f"{n}_loss"] for n, w in loss_weights.items())
   return out
 
