@@ -110,7 +110,8 @@ def collect(work_dir, names, implementations, variant, command):
       continue
     first = {impl: next(iter(side.values())) for impl, side in runs.items()}
     hparams = dict(first["ours"]["hparams"])
-    hparams.pop("seed", None)
+    for key in ("preset", "seed"):
+      hparams.pop(key, None)
     results["configs"][name] = {
         "hparams": hparams,
         "not_in_original": first["original"]["config"]["not_in_original"],
