@@ -178,7 +178,7 @@ def plot(name, config, path):
       f", ours {len(seeds['ours'])}); training losses are means over "
       "each 50 steps", fontsize=9)
   figure.tight_layout()
-  figure.savefig(path, dpi=70)
+  figure.savefig(path, dpi=60)
   pyplot.close(figure)
 
 

@@ -36,13 +36,17 @@ def compare(ours, original):
   gap = mean(ours) - mean(original)
   spread = max(original) - min(original)
   sd = stdev(original)
+  if sd > 0:
+    gap_in_sd = gap / sd
+  else:  # one seed, or seeds that agree exactly
+    gap_in_sd = math.copysign(math.inf, gap) if gap else 0.0
   return {
       "ours_mean": mean(ours), "ours_min": min(ours), "ours_max": max(ours),
       "original_mean": mean(original), "original_min": min(original),
       "original_max": max(original), "original_sd": sd, "ours_sd": stdev(ours),
       "gap": gap, "spread": spread,
       # The gap in units of the original's one-run standard deviation.
-      "gap_in_sd": gap / sd if sd > 0 else (0.0 if gap == 0 else math.inf),
+      "gap_in_sd": gap_in_sd,
       "passed": abs(gap) <= spread,
   }
 
