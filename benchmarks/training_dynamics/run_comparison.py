@@ -58,6 +58,7 @@ DEMO_PRESET = "tiny"
 VARIANT = {"generator_hidden_size": 1.0, "mask_prob": 0.25, "temperature": 1.0}
 IMPLEMENTATIONS = ("original", "ours")
 DONE = "DONE.json"
+RUNNING = "RUNNING"  # the pid of the process running a run
 
 
 def configurations():
@@ -116,13 +117,36 @@ def _environment(implementation):
   return env
 
 
+def _claim(run_dir):
+  """True when this process may run `run_dir`: no other live process holds
+  it. So several copies of this command can share the runs."""
+  path = os.path.join(run_dir, RUNNING)
+  try:
+    with open(path) as f:
+      holder = int(f.read().strip() or 0)
+    if holder and holder != os.getpid():
+      os.kill(holder, 0)  # raises when the holder is gone
+      return False
+  except (FileNotFoundError, ProcessLookupError, ValueError):
+    pass
+  with open(path + f".{os.getpid()}", "w") as f:
+    f.write(str(os.getpid()))
+  os.replace(path + f".{os.getpid()}", path)
+  return True
+
+
 def run_one(name, implementation, seed, files):
-  """Runs (or resumes) one training + evaluation unless it finished."""
+  """Runs (or resumes) one training + evaluation unless it finished or
+  another copy of this command is running it."""
   run_dir = os.path.join(FLAGS.work_dir, "runs", name, implementation,
                          f"seed{seed}")
   if os.path.exists(os.path.join(run_dir, DONE)):
     return
   os.makedirs(run_dir, exist_ok=True)
+  if not _claim(run_dir):
+    print(f"== {name} / {implementation} / seed {seed}: run by another "
+          "process", flush=True)
+    return
   hparams = run_hparams(name, seed, files["vocab"], files["vocab_size"])
   if implementation == "original":
     for key in ("preset", "seed"):
@@ -144,6 +168,7 @@ def run_one(name, implementation, seed, files):
     json.dump({"wall_seconds": time.time() - started,
                "cpu_seconds": (after.ru_utime - before.ru_utime
                                + after.ru_stime - before.ru_stime)}, f)
+  os.remove(os.path.join(run_dir, RUNNING))
 
 
 def main(argv):
@@ -158,9 +183,11 @@ def main(argv):
       for name in FLAGS.configs:
         for implementation in IMPLEMENTATIONS:
           run_one(name, implementation, int(seed), files)
+  # The command that runs (or resumes) these runs: --report_only aside.
+  command = [os.path.relpath(sys.argv[0], REPO)] + [
+      a for a in sys.argv[1:] if not a.startswith("--report_only")]
   results = report.collect(FLAGS.work_dir, FLAGS.configs, IMPLEMENTATIONS,
-                           VARIANT, " ".join([os.path.relpath(
-                               sys.argv[0], REPO)] + sys.argv[1:]))
+                           VARIANT, " ".join(command))
   report.write(results, FLAGS.output_dir)
   print(f"report: {os.path.join(FLAGS.output_dir, 'report.md')}")
 
