@@ -1,0 +1,58 @@
+"""The demo's pretraining data, built once with electra-tf's builder.
+
+As `electra-pretrain --demo` builds it: the installed Python's docstrings
+(`demo.CORPUS_BYTES` of them), a `demo.VOCAB_SIZE`-token WordPiece vocab
+learned from them, TFRecords of every corpus file but the last for
+training and of the last one for evaluation.
+"""
+
+import os
+
+from electra_tf import errors
+from electra_tf import tokenization
+from electra_tf.cli import demo
+from electra_tf.data import corpus as corpus_lib
+from electra_tf.data import docstring_corpus
+from electra_tf.data import pretraining_dataset
+from electra_tf.data import tfrecords
+from electra_tf.data import vocab_builder
+
+MAX_SEQ_LENGTH = 128  # the tiny preset's
+CORPUS_DONE = "COMPLETE"
+
+
+def _corpus(folder):
+  if not os.path.exists(os.path.join(folder, CORPUS_DONE)):
+    docstring_corpus.write_docstring_corpus(folder, demo.CORPUS_BYTES)
+    with open(os.path.join(folder, CORPUS_DONE), "w"):
+      pass
+  return corpus_lib.list_input_files([os.path.join(folder, "corpus-*.txt")])
+
+
+def _shards(output_dir, files, vocab_file):
+  try:
+    tfrecords.read_metadata(output_dir)
+  except errors.DataError:  # absent or half-written: build it (again)
+    pretraining_dataset.build_pretraining_dataset(
+        pretraining_dataset.BuildConfig(
+            output_dir=output_dir, vocab_file=vocab_file,
+            max_seq_length=MAX_SEQ_LENGTH, num_output_files=len(files),
+            overwrite=True),  # one process: a few MB of text
+        corpus_lib.FileCorpus(tuple(files)))
+  return tfrecords.list_shards(output_dir)
+
+
+def demo_data(data_dir):
+  """Builds what is missing under `data_dir`; returns the paths."""
+  files = _corpus(os.path.join(data_dir, "corpus"))
+  vocab_file = os.path.join(data_dir, "vocab.txt")
+  if not os.path.exists(vocab_file):
+    vocab_builder.build_wordpiece_vocab(
+        corpus_lib.FileCorpus(tuple(files)), vocab_file, demo.VOCAB_SIZE,
+        overwrite=True)
+  return {"train": _shards(os.path.join(data_dir, "train"), files[:-1],
+                           vocab_file),
+          "eval": _shards(os.path.join(data_dir, "eval"), files[-1:],
+                          vocab_file),
+          "vocab": vocab_file,
+          "vocab_size": len(tokenization.load_vocab(vocab_file))}
