@@ -22,14 +22,12 @@ from electra_tf.cli import replacement_probe
 from electra_tf.data import corpus as corpus_lib
 from electra_tf.data import dataset_checks
 from electra_tf.data import docstring_corpus
-from electra_tf.data import pretrain_pipeline
 from electra_tf.data import pretraining_dataset
 from electra_tf.data import tfrecords
 from electra_tf.data import vocab_builder
 from electra_tf.pretraining import health
 from electra_tf.pretraining import model as model_lib
 from electra_tf.serving import encoder_module
-from electra_tf.training import checkpointing
 from electra_tf.training import distribute
 from electra_tf.training import loop
 from electra_tf.training import progress

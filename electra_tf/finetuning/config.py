@@ -6,8 +6,9 @@ accepted under its name. Values are derived in the original's order:
   1. defaults; 2. paths under `data_dir` (see `_data_dir_paths`);
   3. the passed hparams; 4. single-task defaults (epochs 10 for RTE/STS,
   length 512 and 2 epochs for SQuAD and the MRQA tasks but `naturalqs`,
-  length 256 for chunking, else 3 epochs; from the task registry); 5. model-size defaults (large: lr 5e-5,
-  layer-wise decay 0.9; small: embedding size 128); 6. debug settings;
+  length 256 for chunking, else 3 epochs; from the task registry);
+  5. model-size defaults (large: lr 5e-5, layer-wise decay 0.9; small:
+  embedding size 128); 6. debug settings;
   7. the passed hparams again, so a passed value always wins.
 
 Known quirks of the original's order, and what happens here:
