@@ -91,8 +91,8 @@ def _one_run(setting, hparams, demo_dir, strategy):
   config = config_lib.load_pretraining_config(
       "tiny", hparams, vocab_size=len(tokenization.load_vocab(vocab_file)),
       vocab_file=vocab_file)
-  train = tfrecords.list_shards(os.path.join(demo_dir, "data", "train"))
-  held_out = tfrecords.list_shards(os.path.join(demo_dir, "data", "eval"))
+  train = tfrecords.finished_shards(os.path.join(demo_dir, "data", "train"))
+  held_out = tfrecords.finished_shards(os.path.join(demo_dir, "data", "eval"))
   with tempfile.TemporaryDirectory() as model_dir, _Timings() as timings:
     started = time.perf_counter()
     loop.pretrain(config, strategy, model_dir, train,

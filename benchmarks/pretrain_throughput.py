@@ -31,8 +31,8 @@ import tensorflow as tf
 import cpu_measurements
 from electra_tf import config as config_lib
 from electra_tf import tokenization
-from electra_tf.data import special_tokens
 from electra_tf.modeling import sizes
+from electra_tf.tokenization import special_tokens
 from electra_tf.training import loop
 from electra_tf.training import pretrain_step
 

@@ -6,7 +6,7 @@
 Measures in one run, on the same texts (each 128 tokens after truncation)
 and the same threads:
   * ours: an ELECTRA-Small-sized SST classifier (random weights) exported
-    with `model_export.export_task`, loaded with `tf.saved_model.load` and
+    with `run_export.export_task`, loaded with `tf.saved_model.load` and
     called through its `serving_default(text)` signature: tokenization,
     encoder, head, softmax and label lookup all in the graph; once as
     exported by default and once exported with `jit_compile=True`
@@ -32,11 +32,11 @@ import numpy as np
 import tensorflow as tf
 
 import cpu_measurements
-from electra_tf.data import special_tokens
 from electra_tf.finetuning import model as model_lib
 from electra_tf.finetuning import registry
 from electra_tf.finetuning.config import FinetuningConfig
-from electra_tf.serving import model_export
+from electra_tf import run_export
+from electra_tf.tokenization import special_tokens
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("vocab_file", None, "WordPiece vocab (e.g. BERT "
@@ -98,7 +98,7 @@ def export_classifier(vocab_file, directory):
       "max_seq_length": FLAGS.seq_length, "vocab_file": vocab_file})
   tf.keras.utils.set_random_seed(0)
   model = model_lib.build_finetuning_model(config)
-  paths = [model_export.export_task(
+  paths = [run_export.export_task(
       model, config, registry.get_task(TASK),
       os.path.join(directory, "export", name), jit_compile=jit_compile)
            for name, jit_compile in (("default", False), ("xla", True))]
@@ -214,8 +214,8 @@ def check_same_tokens(path, hf_tokenizer, texts):
 
 
 def print_table(rows):
-  print(f"\n| implementation | batch | p50 ms | p99 ms | seq/s | "
-        f"p50 / ours |")
+  print("\n| implementation | batch | p50 ms | p99 ms | seq/s | "
+        "p50 / ours |")
   print("|---|---:|---:|---:|---:|---:|")
   for r in rows:
     print(f"| {r['name']} | {r['batch']} | {r['p50']:.1f} | {r['p99']:.1f} "

@@ -12,7 +12,7 @@ _EXPORTS = {
     "EncoderConfig": "electra_tf.config",
     "PretrainingConfig": "electra_tf.config",
     "load_pretraining_config": "electra_tf.config",
-    "SpecialTokenIds": "electra_tf.data.special_tokens",
+    "SpecialTokenIds": "electra_tf.tokenization.special_tokens",
     "CheckpointError": "electra_tf.errors",
     "ConfigError": "electra_tf.errors",
     "DataError": "electra_tf.errors",

@@ -79,7 +79,7 @@ def test_an_empty_corpus_writes_nothing_and_a_rerun_works(tmp_path,
   assert not os.path.exists(out)  # not even the dir the build created
   good = write_corpus(str(tmp_path / "good"), 1, 60)
   assert build_data.main(build_argv(good, out)) == 0  # no --overwrite needed
-  assert len(tfrecords.list_shards(out)) == 4
+  assert len(tfrecords.finished_shards(out)) == 4
 
 
 def _alive(pid):
@@ -115,7 +115,7 @@ def test_killing_a_parallel_build_kills_its_workers_and_leaves_no_shards(
   while [pid for pid in workers if _alive(pid)]:
     assert time.time() < deadline, [pid for pid in workers if _alive(pid)]
     time.sleep(0.1)
-  assert tfrecords.list_shards(out) == []  # only temporary names
+  assert tfrecords.finished_shards(out) == []  # only temporary names
   # The next build takes over the dead run's lock and replaces its files.
   assert build_data.main(build_argv(corpus, out, "--overwrite")) == 0
-  assert len(tfrecords.list_shards(out)) == 4
+  assert len(tfrecords.finished_shards(out)) == 4

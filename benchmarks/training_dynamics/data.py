@@ -15,7 +15,7 @@ from electra_tf.data import corpus as corpus_lib
 from electra_tf.data import docstring_corpus
 from electra_tf.data import pretraining_dataset
 from electra_tf.data import tfrecords
-from electra_tf.data import vocab_builder
+from electra_tf.data import vocab_from_corpus
 
 MAX_SEQ_LENGTH = 128  # the tiny preset's
 CORPUS_DONE = "COMPLETE"
@@ -39,7 +39,7 @@ def _shards(output_dir, files, vocab_file):
             max_seq_length=MAX_SEQ_LENGTH, num_output_files=len(files),
             overwrite=True),  # one process: a few MB of text
         corpus_lib.FileCorpus(tuple(files)))
-  return tfrecords.list_shards(output_dir)
+  return tfrecords.finished_shards(output_dir)
 
 
 def demo_data(data_dir):
@@ -47,7 +47,7 @@ def demo_data(data_dir):
   files = _corpus(os.path.join(data_dir, "corpus"))
   vocab_file = os.path.join(data_dir, "vocab.txt")
   if not os.path.exists(vocab_file):
-    vocab_builder.build_wordpiece_vocab(
+    vocab_from_corpus.build_wordpiece_vocab(
         corpus_lib.FileCorpus(tuple(files)), vocab_file, demo.VOCAB_SIZE,
         overwrite=True)
   return {"train": _shards(os.path.join(data_dir, "train"), files[:-1],

@@ -18,8 +18,8 @@ from absl import logging
 
 from electra_tf.cli import corpus_flags
 from electra_tf.cli import entry_point
-from electra_tf.data import line_tokenizers
 from electra_tf.data import pretraining_dataset
+from electra_tf.tokenization import line_tokenizers
 
 NAME = "build_pretraining_dataset"
 # Original flag -> ours; the original took these as "--flag value".

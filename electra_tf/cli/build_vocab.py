@@ -15,7 +15,8 @@ from absl import logging
 
 from electra_tf.cli import corpus_flags
 from electra_tf.cli import entry_point
-from electra_tf.data import vocab_builder
+from electra_tf.data import vocab_from_corpus
+from electra_tf.tokenization import vocab_learning
 
 NAME = "build_vocab"
 WORDPIECE = "wordpiece"
@@ -33,10 +34,10 @@ def define_flags(flag_values):
                        "tokens included.", lower_bound=1,
                        flag_values=flag_values)
   flags.DEFINE_integer(
-      "min_count", vocab_builder.DEFAULT_MIN_COUNT, "WordPiece: pieces seen "
+      "min_count", vocab_learning.DEFAULT_MIN_COUNT, "WordPiece: pieces seen "
       "fewer times are left out.", lower_bound=1, flag_values=flag_values)
-  flags.DEFINE_enum("sp_model_type", vocab_builder.SP_MODEL_TYPES[0],
-                    list(vocab_builder.SP_MODEL_TYPES),
+  flags.DEFINE_enum("sp_model_type", vocab_learning.SP_MODEL_TYPES[0],
+                    list(vocab_learning.SP_MODEL_TYPES),
                     "SentencePiece algorithm.", flag_values=flag_values)
 
 
@@ -46,12 +47,12 @@ def build(flag_values):
   logging.info("learning a %s vocab from %s", flag_values.kind,
                source.describe())
   if flag_values.kind == WORDPIECE:
-    stats = vocab_builder.build_wordpiece_vocab(
+    stats = vocab_from_corpus.build_wordpiece_vocab(
         source, flag_values.output, flag_values.vocab_size,
         flag_values.do_lower_case, flag_values.min_count,
         flag_values.overwrite)
   else:
-    stats = vocab_builder.build_sentencepiece_model(
+    stats = vocab_from_corpus.build_sentencepiece_model(
         source, flag_values.output, flag_values.vocab_size,
         flag_values.do_lower_case, flag_values.sp_model_type,
         flag_values.overwrite)

@@ -17,17 +17,17 @@ from absl import logging
 
 from electra_tf import config as config_lib
 from electra_tf import errors
-from electra_tf import tokenization
 from electra_tf.cli import replacement_probe
 from electra_tf.data import corpus as corpus_lib
 from electra_tf.data import dataset_checks
 from electra_tf.data import docstring_corpus
 from electra_tf.data import pretraining_dataset
 from electra_tf.data import tfrecords
-from electra_tf.data import vocab_builder
+from electra_tf.data import vocab_from_corpus
 from electra_tf.pretraining import health
 from electra_tf.pretraining import model as model_lib
 from electra_tf.serving import encoder_module
+from electra_tf.tokenization import vocab_files
 from electra_tf.training import distribute
 from electra_tf.training import loop
 from electra_tf.training import progress
@@ -58,7 +58,7 @@ def _vocab(demo_dir, files):
   path = os.path.join(demo_dir, "vocab.txt")
   if not tf.io.gfile.exists(path):
     logging.info("learning a %d-token WordPiece vocab", VOCAB_SIZE)
-    vocab_builder.build_wordpiece_vocab(  # written whole or not at all
+    vocab_from_corpus.build_wordpiece_vocab(  # written whole or not at all
         corpus_lib.FileCorpus(tuple(files)), path, VOCAB_SIZE, overwrite=True)
   return path
 
@@ -67,7 +67,7 @@ def _dataset(output_dir, files, vocab_file, max_seq_length):
   """Builds (or reuses) one TFRecord dataset; returns its shard paths."""
   try:
     tfrecords.read_metadata(output_dir)
-    return tfrecords.list_shards(output_dir)
+    return tfrecords.finished_shards(output_dir)
   except errors.DataError:
     pass  # absent or half-written: build it (again)
   pretraining_dataset.build_pretraining_dataset(
@@ -76,7 +76,7 @@ def _dataset(output_dir, files, vocab_file, max_seq_length):
           max_seq_length=max_seq_length, num_output_files=len(files),
           num_processes=min(len(files), os.cpu_count() or 1), overwrite=True),
       corpus_lib.FileCorpus(tuple(files)))
-  return tfrecords.list_shards(output_dir)
+  return tfrecords.finished_shards(output_dir)
 
 
 def _export(config, model_dir, vocab_file, export_dir, special_ids):
@@ -105,7 +105,7 @@ def run_demo(demo_dir, text_patterns=None, hparams=None, max_seconds=None):
     raise errors.DataError("the demo needs at least two text files (one is "
                            "held out for evaluation)")
   vocab_file = _vocab(demo_dir, files)
-  vocab_size = len(tokenization.load_vocab(vocab_file))
+  vocab_size = vocab_files.num_ids(vocab_files.load_vocab(vocab_file))
   config = config_lib.load_pretraining_config(
       DEMO_PRESET, hparams, vocab_size=vocab_size, vocab_file=vocab_file)
   data_dir = os.path.join(demo_dir, "data")

@@ -15,7 +15,7 @@ from absl import flags
 
 from electra_tf import errors
 from electra_tf.cli import entry_point
-from electra_tf.serving import model_export
+from electra_tf import run_export
 
 NAME = "electra-export"
 
@@ -49,7 +49,7 @@ def export(fv):
     raise errors.ConfigError("no --export_dir given")
   if bool(fv.model_dir) == bool(fv.checkpoint):
     raise errors.ConfigError("give one of --model_dir or --checkpoint")
-  path = model_export.export_model_dir(
+  path = run_export.export_model_dir(
       fv.checkpoint or fv.model_dir, fv.export_dir, fv.task, fv.vocab_file,
       fv.version, fv.jit_compile)
   print(path)

@@ -20,7 +20,7 @@ from electra_tf import config as config_lib
 from electra_tf.cli import entry_point
 from electra_tf.finetuning import config as finetuning_config
 from electra_tf.finetuning import runner
-from electra_tf.serving import model_export
+from electra_tf import run_export
 from electra_tf.training import distribute
 
 NAME = "electra-finetune"
@@ -97,7 +97,7 @@ def finetune(fv):
     logging.info("median of %d trial(s) %s: %s", len(results.trials), task,
                  " - ".join(f"{k}: {v:.2f}" for k, v in metrics.items()))
   if fv.export_dir:
-    for task, paths in model_export.export_finetuning_run(
+    for task, paths in run_export.export_finetuning_run(
         config, fv.export_dir, jit_compile=fv.export_jit_compile).items():
       logging.info("exported %s: %s", task, ", ".join(paths))
 

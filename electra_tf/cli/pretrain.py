@@ -91,7 +91,7 @@ def _files(value, what):
   if not value:
     raise errors.ConfigError(f"no {what}: give --train_data/--eval_data, "
                              "--data_dir or pretrain_tfrecords in --hparams")
-  return pretrain_pipeline.list_shards(value)
+  return pretrain_pipeline.match_shards(value)
 
 
 def _signal_exit_code(signum):

@@ -11,10 +11,9 @@ most swaps; a collapsed one gives every token the same probability.
 import dataclasses
 import random
 
-import numpy as np
 import tensorflow as tf
 
-from electra_tf import tokenization
+from electra_tf.tokenization import vocab_files
 
 MIN_WORDS = 8
 MAX_WORDS = 40
@@ -84,7 +83,7 @@ def probe(export_dir, vocab_file, sentences, seed=0):
   """Runs the SavedModel at `export_dir` on `sentences`, each with a word
   swapped; returns one `Probe` per sentence."""
   import tensorflow_text  # pylint: disable=g-import-not-at-top,unused-import
-  vocab = tokenization.load_vocab(vocab_file)
+  vocab = vocab_files.load_vocab(vocab_file)
   rng = random.Random(seed)
   corrupted = [corrupt(s, vocab, rng) for s in sentences]
   if not corrupted:

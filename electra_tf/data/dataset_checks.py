@@ -6,20 +6,9 @@ import tensorflow as tf
 from absl import logging
 
 from electra_tf import errors
-from electra_tf import tokenization
-from electra_tf.data import special_tokens
 from electra_tf.data import tfrecords
-
-
-# A `vocab_file` ending so is a SentencePiece model (its pieces are the vocab).
-SENTENCEPIECE_SUFFIX = ".model"
-
-
-def load_any_vocab(path):
-  """Token -> id of a WordPiece vocab file or a SentencePiece model."""
-  if path.endswith(SENTENCEPIECE_SUFFIX):
-    return tokenization.build_tokenizer(sp_model_file=path).vocab
-  return tokenization.load_vocab(path)
+from electra_tf.tokenization import special_tokens
+from electra_tf.tokenization import vocab_files
 
 
 def special_token_ids(config):
@@ -30,11 +19,8 @@ def special_token_ids(config):
   if not config.vocab_file:
     logging.warning("no vocab_file: assuming BERT's special-token ids")
     return special_tokens.SpecialTokenIds()
-  vocab = load_any_vocab(config.vocab_file)
-  if max(vocab.values()) + 1 > config.vocab_size:
-    raise errors.ConfigError(
-        f"vocab file {config.vocab_file} has {max(vocab.values()) + 1} ids but "
-        f"vocab_size is {config.vocab_size}; set vocab_size")
+  vocab = vocab_files.load_any_vocab(config.vocab_file)
+  vocab_files.check_fits(vocab, config.vocab_size, config.vocab_file)
   return special_tokens.SpecialTokenIds.from_vocab(vocab, config.vocab_file)
 
 

@@ -40,7 +40,7 @@ def _matching(pattern):
   return tf.io.gfile.glob(pattern)
 
 
-def list_shards(file_patterns):
+def match_shards(file_patterns):
   """Files matching comma-separated globs (a directory means all its files).
 
   The builder's metadata files are left out, so `--train_data 'dir/*'`
@@ -97,7 +97,7 @@ def pretraining_dataset(files, batch_size, max_seq_length, training=True,
   """Batches of pretraining features for one input pipeline.
 
   Args:
-    files: shard paths (see `list_shards`).
+    files: shard paths (see `match_shards`).
     batch_size: examples per batch of this pipeline (per replica under
       `distribute_datasets_from_function`).
     max_seq_length: the records' feature length.

@@ -27,12 +27,12 @@ import tensorflow as tf
 import electra_tf
 from electra_tf import errors
 from electra_tf import run_lock
-from electra_tf import tokenization
 from electra_tf.data import build_stats
-from electra_tf.data import line_tokenizers
 from electra_tf.data import pretraining_examples
 from electra_tf.data import progress
 from electra_tf.data import tfrecords
+from electra_tf.tokenization import from_files
+from electra_tf.tokenization import line_tokenizers
 
 # The original wrote 1000 shards whatever the corpus size.
 DEFAULT_NUM_OUTPUT_FILES = 1000
@@ -182,7 +182,7 @@ def run_job(config, corpus, process_index):
   rng = config.job_rng(job_index)
   if config.num_processes > 1:
     _use_one_thread()
-  tokenizer = tokenization.build_tokenizer(
+  tokenizer = from_files.build_tokenizer(
       config.vocab_file, config.sp_model_file, config.do_lower_case)
   line_tokenizer = line_tokenizers.build_line_tokenizer(
       config.tokenizer, config.vocab_file, config.sp_model_file,
@@ -239,7 +239,7 @@ def _run_jobs(config, corpus):
 def _settings(config, corpus):
   """What the metadata records about how the data was made."""
   vocab_path = config.sp_model_file or config.vocab_file
-  tokenizer = tokenization.build_tokenizer(
+  tokenizer = from_files.build_tokenizer(
       config.vocab_file, config.sp_model_file, config.do_lower_case)
   return {
       "vocab": {"kind": "sentencepiece" if config.sp_model_file

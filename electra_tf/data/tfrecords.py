@@ -52,7 +52,7 @@ def read_examples(paths, max_seq_length):
       lambda record: parse_example(record, max_seq_length))
 
 
-def list_shards(data_dir):
+def finished_shards(data_dir):
   """Sorted paths of the finished shards in `data_dir`."""
   paths = tf.io.gfile.glob(
       tf.io.gfile.join(data_dir, SHARD_PREFIX) + "-*-of-*")

@@ -40,6 +40,7 @@ from electra_tf import errors
 from electra_tf.finetuning import own_tasks
 from electra_tf.finetuning import registry
 from electra_tf.finetuning import task_spec
+from electra_tf.finetuning import tasks as tasks_lib
 from electra_tf.training import checkpointing
 
 LARGE_LEARNING_RATE = 5e-5
@@ -179,6 +180,14 @@ class FinetuningConfig:
                   "vocab_size", "debug")
     return config_lib.PretrainingConfig.from_hparams(
         {k: getattr(self, k) for k in model_keys}).discriminator_config
+
+  @property
+  def data_settings(self):
+    """The reading and featurization settings, as a `DataSettings`."""
+    return tasks_lib.DataSettings(
+        max_seq_length=self.max_seq_length,
+        double_unordered=self.double_unordered,
+        max_query_length=self.max_query_length, doc_stride=self.doc_stride)
 
   @property
   def raw_data_root(self):

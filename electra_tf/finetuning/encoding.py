@@ -3,7 +3,7 @@
 import numpy as np
 
 from electra_tf.data import features
-from electra_tf.data import special_tokens
+from electra_tf.tokenization import special_tokens
 
 # The original pads every sequence with id 0 ([PAD] in BERT's vocabulary).
 PADDING_ID = 0

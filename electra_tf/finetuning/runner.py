@@ -16,13 +16,14 @@ import tensorflow as tf
 from absl import logging
 
 from electra_tf import errors
-from electra_tf import tokenization
 from electra_tf.finetuning import checkpoints
 from electra_tf.finetuning import evaluation
 from electra_tf.finetuning import feature_cache
 from electra_tf.finetuning import input_pipeline
 from electra_tf.finetuning import tasks as tasks_lib
 from electra_tf.finetuning import train_loop
+from electra_tf.tokenization import vocab_files
+from electra_tf.tokenization import wordpiece
 
 REQUIRED_PATHS = ("raw_data_dir", "vocab_file", "model_dir",
                   "preprocessed_data_dir", "results_txt")
@@ -42,13 +43,9 @@ class RunData:
 
   def __init__(self, config):
     self.config = config
-    self.tokenizer = tokenization.FullTokenizer(config.vocab_file,
-                                                config.do_lower_case)
-    self.settings = tasks_lib.DataSettings(
-        max_seq_length=config.max_seq_length,
-        double_unordered=config.double_unordered,
-        max_query_length=config.max_query_length,
-        doc_stride=config.doc_stride)
+    self.tokenizer = wordpiece.FullTokenizer(config.vocab_file,
+                                             config.do_lower_case)
+    self.settings = config.data_settings
     self.label_lists = {}
     for task in config.tasks:
       labels = task.data_labels(config.raw_data_root)
@@ -90,10 +87,9 @@ def check_run(config, tokenizer=None):
   if config.max_seq_length > limit:
     raise errors.ConfigError(f"max_seq_length {config.max_seq_length} exceeds"
                              f" max_position_embeddings {limit}")
-  if tokenizer is not None and len(tokenizer.vocab) > config.vocab_size:
-    raise errors.ConfigError(
-        f"vocab file {config.vocab_file} has {len(tokenizer.vocab)} tokens "
-        f"but vocab_size is {config.vocab_size}; set vocab_size")
+  if tokenizer is not None:
+    vocab_files.check_fits(tokenizer.vocab, config.vocab_size,
+                           config.vocab_file)
 
 
 def evaluate_task(config, predictor, data, task, split=tasks_lib.DEV):

@@ -7,7 +7,6 @@ import keras
 import tensorflow as tf
 
 from electra_tf.data import features as F
-from electra_tf.data import special_tokens
 from electra_tf.modeling import encoder as encoder_lib
 from electra_tf.modeling import heads
 from electra_tf.pretraining import ablations
@@ -18,6 +17,7 @@ from electra_tf.pretraining import masking
 from electra_tf.pretraining import noise as noise_lib
 from electra_tf.pretraining import sampling
 from electra_tf.pretraining import sequence_ops
+from electra_tf.tokenization import special_tokens
 
 
 class ElectraPretrainer(keras.Model):

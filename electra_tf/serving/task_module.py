@@ -12,7 +12,6 @@ import numpy as np
 import tensorflow as tf
 
 from electra_tf.data import features as F
-from electra_tf.finetuning import tasks as tasks_lib
 from electra_tf.serving import input_checks
 from electra_tf.serving import text_features
 
@@ -23,14 +22,6 @@ EXAMPLES = tf.TensorSpec([None], tf.string, name="examples")
 def named_text(name):
   """A batch of strings [B] named `name` in the signature."""
   return tf.TensorSpec([None], tf.string, name=name)
-
-
-def data_settings(config):
-  """The `DataSettings` finetuning used, from a `FinetuningConfig`."""
-  return tasks_lib.DataSettings(
-      max_seq_length=config.max_seq_length,
-      double_unordered=config.double_unordered,
-      max_query_length=config.max_query_length, doc_stride=config.doc_stride)
 
 
 def example_spec(task, settings, required=()):
@@ -80,7 +71,7 @@ class TaskServingModule(tf.Module):
     self.model_variables = [v.value for v in model.weights]
     self.task_name = task.name
     self.vocab_size = config.encoder_config.vocab_size
-    self.settings = data_settings(config)
+    self.settings = config.data_settings
     self.max_seq_length = config.max_seq_length
     self.featurizer = text_features.TextFeaturizer(
         vocab_file, config.max_seq_length, config.do_lower_case)

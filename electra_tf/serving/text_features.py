@@ -13,10 +13,10 @@ import tensorflow as tf
 import tensorflow_text as tf_text
 
 from electra_tf.data import features as F
-from electra_tf.data import special_tokens
-from electra_tf.data import tf_tokenizer
 from electra_tf.serving import input_checks
-from electra_tf import tokenization
+from electra_tf.tokenization import special_tokens
+from electra_tf.tokenization import tf_tokenizer
+from electra_tf.tokenization import vocab_files
 
 
 class TextFeaturizer(tf.Module):
@@ -34,7 +34,7 @@ class TextFeaturizer(tf.Module):
     self.tokenizer = tf_tokenizer.TFWordpieceTokenizer(
         vocab_file, do_lower_case=do_lower_case)
     ids = special_tokens.SpecialTokenIds.from_vocab(
-        tokenization.load_vocab(vocab_file), vocab_file)
+        vocab_files.load_vocab(vocab_file), vocab_file)
     self.cls_id, self.sep_id = ids.cls, ids.sep
     self.max_seq_length = max_seq_length
 

@@ -14,15 +14,15 @@ from absl import logging
 import tensorflow as tf
 
 from electra_tf import errors
-from electra_tf import tokenization
 from electra_tf.data import corpus as corpus_lib
 from electra_tf.data import pretraining_dataset
 from electra_tf.data import tfds_corpus
 from electra_tf.data import tfrecords
-from electra_tf.data import vocab_builder
+from electra_tf.data import vocab_from_corpus
 from electra_tf.study import budget
 from electra_tf.study import progress as progress_lib
 from electra_tf.study import sub_runs
+from electra_tf.tokenization import vocab_files
 
 TRAIN_SHARDS = 16
 EVAL_SHARDS = 1
@@ -72,12 +72,12 @@ def _built(folder):
     tfrecords.read_metadata(folder)
   except errors.DataError:
     return False
-  return bool(tfrecords.list_shards(folder))
+  return bool(tfrecords.finished_shards(folder))
 
 
 def _learn_vocab(corpus, path, size, do_lower_case):
   logging.info("learning a %d-token WordPiece vocab into %s", size, path)
-  vocab_builder.build_wordpiece_vocab(corpus, path, size, do_lower_case,
+  vocab_from_corpus.build_wordpiece_vocab(corpus, path, size, do_lower_case,
                                       overwrite=True)  # whole or not at all
 
 
@@ -125,9 +125,9 @@ def prepare(study, output_dir):
       ran = True
   return StudyData(
       vocab_file=vocab_file,
-      vocab_size=len(tokenization.load_vocab(vocab_file)),
-      train_files=tuple(tfrecords.list_shards(train_dir)),
-      eval_files=tuple(tfrecords.list_shards(eval_dir)),
+      vocab_size=vocab_files.num_ids(vocab_files.load_vocab(vocab_file)),
+      train_files=tuple(tfrecords.finished_shards(train_dir)),
+      eval_files=tuple(tfrecords.finished_shards(eval_dir)),
       fingerprint=settings,
       cost=size * progress_lib.DATA_COST_PER_BYTE,
       seconds=time.time() - started if ran else None)

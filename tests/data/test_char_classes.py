@@ -5,7 +5,7 @@ import unicodedata
 
 import pytest
 
-from electra_tf.data import char_classes
+from electra_tf.tokenization import char_classes
 
 
 def _ranges_one_by_one(accepts):

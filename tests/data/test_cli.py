@@ -21,7 +21,7 @@ def _golden_examples():
 def _read_records(data_dir):
   return [{k: v.numpy().tolist() for k, v in record.items()}
           for record in tfrecords.read_examples(
-              tfrecords.list_shards(data_dir), 32)]
+              tfrecords.finished_shards(data_dir), 32)]
 
 
 def test_original_flag_spellings_reproduce_the_golden_set(tmp_path, capsys):

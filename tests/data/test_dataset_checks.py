@@ -2,12 +2,12 @@
 
 import pytest
 
-import electra_tf
 from electra_tf.data import corpus
 from electra_tf.data import dataset_checks
 from electra_tf.data import pretraining_dataset
 from electra_tf.data import tfrecords
-from electra_tf.data import vocab_builder
+from electra_tf.tokenization import vocab_learning
+import electra_tf
 
 
 def _config(**hparams):
@@ -19,7 +19,7 @@ def test_sentencepiece_model_as_vocab_file(tmp_path):
            enumerate(["red", "blue", "green", "small", "big"] * 40)]
   model = str(tmp_path / "sp.model")
   with open(model, "wb") as f:
-    f.write(vocab_builder.train_sentencepiece(lines, 60))
+    f.write(vocab_learning.train_sentencepiece(lines, 60))
   ids = dataset_checks.special_token_ids(_config(vocab_file=model,
                                                  vocab_size=60))
   assert (ids.pad, ids.unk) == (0, 1)
@@ -55,7 +55,7 @@ def test_dataset_metadata_must_fit_the_run(tmp_path):
       pretraining_dataset.BuildConfig(output_dir=out, vocab_file=str(vocab),
                                       max_seq_length=16, num_output_files=1),
       corpus.FileCorpus((str(text),)))
-  shards = tfrecords.list_shards(out)
+  shards = tfrecords.finished_shards(out)
   dataset_checks.check_dataset_metadata(
       shards, _config(max_seq_length=16, vocab_size=9,
                       vocab_file=str(vocab)))

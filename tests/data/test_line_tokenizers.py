@@ -6,8 +6,8 @@ import pytest
 
 from electra_tf import errors
 from electra_tf import tokenization
-from electra_tf.data import line_tokenizers
 from electra_tf.data import pretraining_examples
+from electra_tf.tokenization import line_tokenizers
 
 
 def _examples(text, vocab_file, line_tokenizer):

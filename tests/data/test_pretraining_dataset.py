@@ -22,13 +22,13 @@ def _write_text(path, text):
 def _read_all(data_dir, max_seq_length):
   return [{k: v.numpy().tolist() for k, v in record.items()}
           for record in tfrecords.read_examples(
-              tfrecords.list_shards(data_dir), max_seq_length)]
+              tfrecords.finished_shards(data_dir), max_seq_length)]
 
 
 def _shard_contents(data_dir):
   return {path.rsplit("/", 1)[1]: [r.numpy() for r in
                                    tf.data.TFRecordDataset(path)]
-          for path in tfrecords.list_shards(data_dir)}
+          for path in tfrecords.finished_shards(data_dir)}
 
 
 @pytest.mark.parametrize("tokenizer", ["tensorflow", "python"])
@@ -199,7 +199,7 @@ def test_shard_patterns_skip_metadata_and_take_literal_names(tmp_path):
   shards = [str(folder / f"pretrain_data.tfrecord-{i}-of-2") for i in (0, 1)]
   # The README's glob over a builder's output dir: shards only.
   glob = str(tmp_path / "*" / "*")
-  assert pretrain_pipeline.list_shards(glob) == shards
+  assert pretrain_pipeline.match_shards(glob) == shards
   # A dir whose name is a glob pattern is still the dir it names.
-  assert pretrain_pipeline.list_shards(str(folder)) == shards
-  assert pretrain_pipeline.list_shards(shards[0]) == shards[:1]
+  assert pretrain_pipeline.match_shards(str(folder)) == shards
+  assert pretrain_pipeline.match_shards(shards[0]) == shards[:1]

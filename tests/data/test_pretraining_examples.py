@@ -6,7 +6,7 @@ import pytest
 
 from electra_tf import tokenization
 from electra_tf.data import pretraining_examples
-from electra_tf.data.special_tokens import SpecialTokenIds
+from electra_tf.tokenization.special_tokens import SpecialTokenIds
 
 
 @pytest.mark.parametrize("name", ["len128_seed3", "synthetic_len32_seed1"])

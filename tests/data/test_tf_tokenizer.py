@@ -7,7 +7,7 @@ import tensorflow as tf
 
 from electra_tf import errors
 from electra_tf import tokenization
-from electra_tf.data import tf_tokenizer
+from electra_tf.tokenization import tf_tokenizer
 
 BATCH = 512
 

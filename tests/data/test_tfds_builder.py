@@ -57,6 +57,6 @@ def test_tfds_dataset_builds_the_shards_of_the_same_text(tmp_path):
   assert tfrecords.read_metadata(from_tfds)["counts"]["documents"] == DOCUMENTS
   shards = []
   for output_dir in (from_tfds, from_text):
-    with open(tfrecords.list_shards(output_dir)[0], "rb") as f:
+    with open(tfrecords.finished_shards(output_dir)[0], "rb") as f:
       shards.append(f.read())
   assert len(shards[0]) > 1000 and shards[0] == shards[1]

@@ -59,11 +59,11 @@ def test_shards_are_round_robin_and_atomic_on_ram():
   writer = tfrecords.ShardWriter(out, [1, 3], 4)
   for _ in range(3):
     writer.write(EXAMPLE)
-  assert tfrecords.list_shards(out) == []  # only temporary names so far
+  assert tfrecords.finished_shards(out) == []  # only temporary names so far
   writer.close()
-  assert tfrecords.list_shards(out) == []  # until the whole build is done
+  assert tfrecords.finished_shards(out) == []  # until the whole build is done
   tfrecords.finalize_shards(out, [1, 3], 4)
-  shards = tfrecords.list_shards(out)
+  shards = tfrecords.finished_shards(out)
   assert [s.rsplit("/", 1)[1] for s in shards] == [
       "pretrain_data.tfrecord-1-of-4", "pretrain_data.tfrecord-3-of-4"]
   assert [sum(1 for _ in tf.data.TFRecordDataset(s)) for s in shards] == [2, 1]

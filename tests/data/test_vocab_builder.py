@@ -8,10 +8,11 @@ import tensorflow as tf
 from electra_tf import errors
 from electra_tf import tokenization
 from electra_tf.data import corpus
-from electra_tf.data import line_tokenizers
 from electra_tf.data import pretraining_examples
-from electra_tf.data import vocab_builder
-from electra_tf.data.special_tokens import SpecialTokenIds
+from electra_tf.data import vocab_from_corpus
+from electra_tf.tokenization import line_tokenizers
+from electra_tf.tokenization import vocab_learning
+from electra_tf.tokenization.special_tokens import SpecialTokenIds
 from tests.data.conftest import read_testdata
 
 NUM_LINES = 200
@@ -35,7 +36,7 @@ def test_wordpiece_vocab_fits_full_tokenizer(prose_corpus):
   source, lines = prose_corpus
   paths = [f"ram://vocab_test/vocab{i}.txt" for i in range(2)]
   for path in paths:
-    stats = vocab_builder.build_wordpiece_vocab(source, path, 500,
+    stats = vocab_from_corpus.build_wordpiece_vocab(source, path, 500,
                                                 min_count=3)
   assert stats.lines == NUM_LINES
   assert _read_bytes(paths[0]) == _read_bytes(paths[1])  # deterministic
@@ -53,26 +54,26 @@ def test_wordpiece_vocab_fits_full_tokenizer(prose_corpus):
 def test_wordpiece_learning_is_order_independent():
   counts = {"running": 30, "runner": 20, "runs": 25, "run": 40, "sun": 12}
   reordered = dict(reversed(list(counts.items())))
-  assert vocab_builder.learn_wordpiece_vocab(
-      counts, 150, min_count=2) == vocab_builder.learn_wordpiece_vocab(
+  assert vocab_learning.learn_wordpiece_vocab(
+      counts, 150, min_count=2) == vocab_learning.learn_wordpiece_vocab(
           reordered, 150, min_count=2)
 
 
 def test_wordpiece_errors():
   with pytest.raises(errors.DataError, match="empty corpus"):
-    vocab_builder.learn_wordpiece_vocab({}, 200)
+    vocab_learning.learn_wordpiece_vocab({}, 200)
   with pytest.raises(errors.DataError, match="vocab_size=50"):
-    vocab_builder.learn_wordpiece_vocab({"a": 1}, 50)
-  vocab_builder.write_vocab(["a"], "ram://vocab_test/exists.txt")
+    vocab_learning.learn_wordpiece_vocab({"a": 1}, 50)
+  vocab_learning.write_vocab(["a"], "ram://vocab_test/exists.txt")
   with pytest.raises(errors.DataError, match="exists.txt exists.*overwrite"):
-    vocab_builder.write_vocab(["a"], "ram://vocab_test/exists.txt")
+    vocab_learning.write_vocab(["a"], "ram://vocab_test/exists.txt")
 
 
 def test_sentencepiece_model_fits_tokenizer_and_builder(prose_corpus):
   source, lines = prose_corpus
   paths = [f"ram://vocab_test/sp{i}.model" for i in range(2)]
   for path in paths:
-    vocab_builder.build_sentencepiece_model(source, path, 300)
+    vocab_from_corpus.build_sentencepiece_model(source, path, 300)
   assert _read_bytes(paths[0]) == _read_bytes(paths[1])  # deterministic
   tokenizer = tokenization.build_tokenizer(sp_model_file=paths[0])
   assert tokenizer.special_ids == SpecialTokenIds(pad=0, unk=1, cls=2, sep=3,
@@ -99,10 +100,10 @@ def test_sentencepiece_errors(tmp_path):
   empty = tmp_path / "empty.txt"
   empty.write_text("\n\n")
   with pytest.raises(errors.DataError, match="empty corpus"):
-    vocab_builder.build_sentencepiece_model(
+    vocab_from_corpus.build_sentencepiece_model(
         corpus.FileCorpus.from_patterns([str(empty)]),
         str(tmp_path / "sp.model"), 100)
   with pytest.raises(errors.DataError, match="'wordpiece' is not one of"):
-    vocab_builder.train_sentencepiece(["a b"], 100, model_type="wordpiece")
+    vocab_learning.train_sentencepiece(["a b"], 100, model_type="wordpiece")
   with pytest.raises(errors.DataError, match="not a sentencepiece model"):
     tokenization.SentencePieceTokenizer(str(empty))

@@ -4,11 +4,11 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from electra_tf.data.special_tokens import SpecialTokenIds
 from electra_tf.pretraining import masking
 from electra_tf.pretraining import noise
 from electra_tf.pretraining import sampling
 from electra_tf.pretraining import sequence_ops
+from electra_tf.tokenization.special_tokens import SpecialTokenIds
 
 IDS = SpecialTokenIds()
 # [CLS] 7 tokens [SEP] then padding.

@@ -5,7 +5,7 @@ process that runs every signature of every export (`fresh_process.py`).
   --export_dir` (the CLI export path);
 * sts (regression, sentence pairs): exported by `electra-export`;
 * squad (2.0, joint prediction, answerable classifier) and chunk (tagging):
-  exported by `model_export.export_finetuned`.
+  exported by `run_export.export_finetuned`.
 The last three are seeded random models in trial dirs laid out as finetuning
 leaves them, with BERT's uncased vocab.
 """
@@ -26,8 +26,7 @@ from electra_tf.cli import finetune as finetune_cli
 from electra_tf.finetuning import checkpoints
 from electra_tf.finetuning import model as model_lib
 from electra_tf.finetuning.config import FinetuningConfig
-from electra_tf.serving import model_export
-from electra_tf.serving import task_module
+from electra_tf import run_export
 from tests.finetuning import synthetic_tasks
 from tests.serving import cases
 
@@ -59,7 +58,7 @@ class Export:
 
   @property
   def settings(self):
-    return task_module.data_settings(self.config)
+    return self.config.data_settings
 
   @property
   def vocab_file(self):
@@ -120,7 +119,7 @@ def exports(tmp_path_factory, sst_run):
   trials["chunk"] = make_trial(root, "chunk", {"chunk": CHUNK_LABELS},
                                **TASK_HPARAMS["chunk"])
   for name in ("squad", "chunk"):
-    paths[name] = model_export.export_finetuned(trials[name],
+    paths[name] = run_export.export_finetuned(trials[name],
                                                 os.path.join(root, name))
   result = {}
   for name, trial in trials.items():

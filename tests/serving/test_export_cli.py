@@ -110,7 +110,7 @@ def test_electra_export_errors_are_one_line(capsys, sst_run, tmp_path,
       capsys, "--model_dir", pretrained, "--export_dir", out, "--task", "sst")
   assert "no vocab file" in _error(capsys, "--model_dir", pretrained,
                                    "--export_dir", out)
-  assert "has 30522 tokens but the model embeds only 128" in _error(
+  assert "has 30522 ids but vocab_size is 128; the model embeds no more" in _error(
       capsys, "--model_dir", trial, "--export_dir", out, "--vocab_file",
       conftest.cases.VOCAB)
   assert "--version" in _error(capsys, "--model_dir", trial, "--export_dir",

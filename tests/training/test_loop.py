@@ -106,7 +106,7 @@ def test_everything_through_gfile_on_ram_paths(shards):
   config = tiny_config(num_train_steps=2, jit_compile=True,
                        results_txt=f"{model_dir}/results/unsup_results.txt")
   strategy = tf.distribute.get_strategy()
-  files = pretrain_pipeline.list_shards(f"{data}/*.tfrecord")
+  files = pretrain_pipeline.match_shards(f"{data}/*.tfrecord")
   result = loop.pretrain(config, strategy, model_dir, files)
   assert result.checkpoint == f"{model_dir}/ckpt-2"
   metrics = loop.evaluate(config, strategy, model_dir, files, num_steps=2)
@@ -165,7 +165,7 @@ def test_bad_shards_are_named(tmp_path):
                            r" but max_seq_length is 16"):
     loop.pretrain(config, strategy, str(tmp_path / "m1"), [short])
   with pytest.raises(electra_tf.DataError, match="no TFRecord files match"):
-    pretrain_pipeline.list_shards(str(tmp_path / "nothing-*.tfrecord"))
+    pretrain_pipeline.match_shards(str(tmp_path / "nothing-*.tfrecord"))
   good = write_records(str(tmp_path / "good.tfrecord"), 200)
   data = bytearray(open(good, "rb").read())
   data[len(data) // 2:len(data) // 2 + 64] = b"\xff" * 64

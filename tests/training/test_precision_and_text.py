@@ -86,7 +86,7 @@ def test_losses_fall_on_real_text(tmp_path):
   loop._log_chunk = record  # pylint: disable=protected-access
   try:
     loop.pretrain(config, tf.distribute.get_strategy(), str(tmp_path / "m"),
-                  tfrecords.list_shards(out))
+                  tfrecords.finished_shards(out))
   finally:
     loop._log_chunk = original  # pylint: disable=protected-access
   first, last = seen[0], seen[-1]

@@ -8,9 +8,9 @@ the original `qa_tasks.py`.
 import dataclasses
 
 from electra_tf import errors
-from electra_tf.data import special_tokens
 from electra_tf.finetuning import encoding
 from electra_tf.finetuning import tasks
+from electra_tf.tokenization import special_tokens
 
 START_POSITIONS = "start_positions"  # int: answer start in the sequence
 END_POSITIONS = "end_positions"  # int: answer end (inclusive)

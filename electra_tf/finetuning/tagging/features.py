@@ -10,9 +10,9 @@ import dataclasses
 
 import numpy as np
 
-from electra_tf.data import special_tokens
 from electra_tf.finetuning import encoding
 from electra_tf.finetuning import tasks
+from electra_tf.tokenization import special_tokens
 
 LABELS = "labels"  # int32 [L]: label id of the k-th word (word order)
 LABELS_MASK = "labels_mask"  # float32 [L]: 1 for the words kept

@@ -19,10 +19,10 @@ import functools
 
 import tensorflow as tf
 
-from electra_tf.data import char_classes
 from electra_tf.data import features as F
 from electra_tf.finetuning.tagging import features as tag_features
 from electra_tf.serving import text_features
+from electra_tf.tokenization import char_classes
 
 UTF8 = "UTF-8"
 CLS_AND_SEP = 2

@@ -5,8 +5,10 @@
   the serving module of the task's family (`Task.serving_module`).
 * A pretraining run's model dir (`config.json`, `ckpt-<step>`): the
   discriminator encoder (`export_pretraining_run`, via `export_encoder`).
-Each export is a new version `<export_dir>/<n>/` (see `export.py`), with
-`assets.extra/config.json` recording what was exported from where.
+It sits above `finetuning` and `serving`, the one module that knows both
+kinds of run. Each export is a new version `<export_dir>/<n>/` (see
+`serving/export.py`), with `assets.extra/config.json` recording what was
+exported from where.
 """
 
 import json
@@ -16,12 +18,12 @@ import tensorflow as tf
 
 from electra_tf import config as config_lib
 from electra_tf import errors
-from electra_tf import tokenization
-from electra_tf.data import special_tokens
 from electra_tf.finetuning import checkpoints
 from electra_tf.pretraining import model as pretraining_model
 from electra_tf.serving import encoder_module
 from electra_tf.serving import export
+from electra_tf.tokenization import special_tokens
+from electra_tf.tokenization import vocab_files
 from electra_tf.training import checkpointing
 
 FINETUNED_KIND = "electra_finetuned"
@@ -37,12 +39,11 @@ def checked_vocab_file(vocab_file, vocab_size, recorded=None):
                              "pass one (--vocab_file)")
   if not tf.io.gfile.exists(vocab_file):
     raise errors.ConfigError(f"vocab file {vocab_file} not found")
-  vocab = tokenization.load_vocab(vocab_file)
-  if len(vocab) > vocab_size:
-    raise errors.ConfigError(f"vocab file {vocab_file} has {len(vocab)} "
-                             f"tokens but the model embeds only {vocab_size}")
+  vocab = vocab_files.load_vocab(vocab_file)
+  vocab_files.check_fits(vocab, vocab_size, vocab_file,
+                         "the model embeds no more; pass its own vocab")
   if recorded and recorded != vocab_file and tf.io.gfile.exists(recorded):
-    _check_same_tokens(vocab, tokenization.load_vocab(recorded), vocab_file,
+    _check_same_tokens(vocab, vocab_files.load_vocab(recorded), vocab_file,
                        recorded)
   return vocab_file
 

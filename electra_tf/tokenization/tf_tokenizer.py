@@ -35,9 +35,10 @@ import operator
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-from electra_tf import tokenization
-from electra_tf.data import char_classes
-from electra_tf.data import special_tokens
+from electra_tf.tokenization import char_classes
+from electra_tf.tokenization import special_tokens
+from electra_tf.tokenization import vocab_files
+from electra_tf.tokenization import wordpiece
 
 # Upper bound on the UTF-8 bytes of a word of MAX_CHARS_PER_WORD characters;
 # longer words are replaced by [UNK] before tensorflow-text sees them.
@@ -108,7 +109,7 @@ class TFWordpieceTokenizer(tf.Module):
   def __init__(self, vocab_file, do_lower_case=True, strip_accents=True,
                name=None):
     super().__init__(name=name)
-    vocab = tokenization.load_vocab(vocab_file)
+    vocab = vocab_files.load_vocab(vocab_file)
     special_tokens.SpecialTokenIds.from_vocab(vocab, source=vocab_file)
     self.do_lower_case = do_lower_case
     self.strip_accents = do_lower_case and strip_accents
@@ -118,8 +119,8 @@ class TFWordpieceTokenizer(tf.Module):
     self._id_to_token = tf.constant(id_to_token)  # [V]
     self._wordpiece = tf_text.FastWordpieceTokenizer(
         _wordpiece_vocab(id_to_token),
-        suffix_indicator=tokenization.CONTINUATION_PREFIX,
-        max_bytes_per_word=tokenization.MAX_CHARS_PER_WORD * MAX_BYTES_PER_CHAR,
+        suffix_indicator=wordpiece.CONTINUATION_PREFIX,
+        max_bytes_per_word=wordpiece.MAX_CHARS_PER_WORD * MAX_BYTES_PER_CHAR,
         token_out_type=tf.int32, unknown_token=special_tokens.UNK,
         no_pretokenization=True)
     self._compile_patterns()
@@ -195,7 +196,7 @@ class TFWordpieceTokenizer(tf.Module):
     words = self.split_words(strings, valid_utf8)  # [B, (W)]
     word_strings = words.flat_values  # [sum(W)]
     too_long = tf.where(tf.strings.length(word_strings, unit="UTF8_CHAR") >
-                        tokenization.MAX_CHARS_PER_WORD)  # [U, 1]
+                        wordpiece.MAX_CHARS_PER_WORD)  # [U, 1]
     word_strings = tf.tensor_scatter_nd_update(
         word_strings, too_long,
         tf.fill(tf.shape(too_long)[:1], special_tokens.UNK))

@@ -1,4 +1,4 @@
-"""Learns a WordPiece vocab or a SentencePiece model from a corpus.
+"""Learns a WordPiece vocab or a SentencePiece model from text.
 
 WordPiece: words come from the original BasicTokenizer (so the vocab fits
 `FullTokenizer`), are counted, and tensorflow-text's WordPiece learner picks
@@ -7,7 +7,7 @@ the pieces. The vocab starts with BERT's reserved block ([PAD]=0,
 single characters (and their "##" forms), then pieces by count. Ties are
 broken alphabetically, so the same corpus always gives the same vocab.
 
-SentencePiece: the trainer runs over the corpus lines with [PAD]=0, [UNK]=1
+SentencePiece: the trainer runs over the lines with [PAD]=0, [UNK]=1
 and [CLS], [SEP], [MASK] as user-defined symbols (so they are single pieces
 even in raw text); `do_lower_case` selects NFKC with case folding.
 """
@@ -15,7 +15,6 @@ even in raw text); `do_lower_case` selects NFKC with case folding.
 import collections
 import io
 import os
-import random
 
 import sentencepiece
 import tensorflow as tf
@@ -24,9 +23,9 @@ from tensorflow_text.tools.wordpiece_vocab import (
 
 from electra_tf import errors
 from electra_tf import output_files
-from electra_tf import tokenization
-from electra_tf.data import build_stats
-from electra_tf.data import special_tokens
+from electra_tf.tokenization import basic_tokenizer
+from electra_tf.tokenization import special_tokens
+from electra_tf.tokenization import wordpiece
 
 NUM_UNUSED_TOKENS = 99
 BERT_RESERVED_TOKENS = (
@@ -43,22 +42,12 @@ SP_RULE_LOWER_CASED = "nmt_nfkc_cf"
 SP_MODEL_TYPES = ("unigram", "bpe")
 
 
-def corpus_lines(corpus, stats):
-  """All non-blank lines of a `FileCorpus` or `TFDSCorpus`, in file order."""
-  for unit in corpus.units(0, 1, random.Random(0)):
-    stats.files += 1
-    for line in corpus.lines(unit, stats):
-      line = line.strip()
-      if line:
-        yield line
-
-
 def count_words(lines, do_lower_case=True):
   """Counter of the BasicTokenizer words of `lines`."""
-  basic_tokenizer = tokenization.BasicTokenizer(do_lower_case=do_lower_case)
+  words = basic_tokenizer.BasicTokenizer(do_lower_case=do_lower_case)
   counts = collections.Counter()
   for line in lines:
-    counts.update(basic_tokenizer.tokenize(line))
+    counts.update(words.tokenize(line))
   return counts
 
 
@@ -81,10 +70,11 @@ def learn_wordpiece_vocab(word_counts, vocab_size,
   return wordpiece_learner.learn(
       ordered, vocab_size, list(BERT_RESERVED_TOKENS),
       lower_thresh=min_count, max_token_length=MAX_WORD_CHARS,
-      joiner=tokenization.CONTINUATION_PREFIX)
+      joiner=wordpiece.CONTINUATION_PREFIX)
 
 
-def _refuse_existing(path, overwrite):
+def check_output_path(path, overwrite):
+  """Refuses an existing `path` unless `overwrite`; makes its folder."""
   if tf.io.gfile.exists(path) and not overwrite:
     raise errors.DataError(f"{path} exists; pass --overwrite to replace it")
   if os.path.dirname(path):
@@ -93,19 +83,8 @@ def _refuse_existing(path, overwrite):
 
 def write_vocab(tokens, path, overwrite=False):
   """Writes one token per line (through gfile; whole or not at all)."""
-  _refuse_existing(path, overwrite)
+  check_output_path(path, overwrite)
   output_files.write_atomically(path, "".join(token + "\n" for token in tokens))
-
-
-def build_wordpiece_vocab(corpus, output_file, vocab_size, do_lower_case=True,
-                          min_count=DEFAULT_MIN_COUNT, overwrite=False):
-  """Learns and writes a vocab; returns the corpus `BuildStats`."""
-  _refuse_existing(output_file, overwrite)
-  stats = build_stats.BuildStats()
-  counts = count_words(corpus_lines(corpus, stats), do_lower_case)
-  write_vocab(learn_wordpiece_vocab(counts, vocab_size, min_count),
-              output_file, overwrite)
-  return stats
 
 
 def train_sentencepiece(lines, vocab_size, do_lower_case=True,
@@ -129,18 +108,3 @@ def train_sentencepiece(lines, vocab_size, do_lower_case=True,
   except RuntimeError as e:
     raise errors.DataError(f"sentencepiece training failed: {e}") from e
   return model.getvalue()
-
-
-def build_sentencepiece_model(corpus, output_file, vocab_size,
-                              do_lower_case=True, model_type="unigram",
-                              overwrite=False):
-  """Trains and writes a `.model` file; returns the corpus `BuildStats`."""
-  _refuse_existing(output_file, overwrite)
-  stats = build_stats.BuildStats()
-  lines = list(corpus_lines(corpus, stats))
-  if not lines:
-    raise errors.DataError(
-        f"empty corpus: {corpus.describe()} has no text to learn from")
-  model = train_sentencepiece(lines, vocab_size, do_lower_case, model_type)
-  output_files.write_atomically(output_file, model)
-  return stats

@@ -17,8 +17,8 @@ by `batch_lines` lines and `batch_chars` characters.
 import tensorflow as tf
 
 from electra_tf import errors
-from electra_tf import tokenization
-from electra_tf.data import tf_tokenizer
+from electra_tf.tokenization import from_files
+from electra_tf.tokenization import tf_tokenizer
 
 TENSORFLOW = "tensorflow"
 PYTHON = "python"
@@ -99,18 +99,18 @@ def build_line_tokenizer(kind, vocab_file=None, sp_model_file=None,
 
   SentencePiece models always use their own batch encoder with
   `TENSORFLOW` (the fast kind), and `SentencePieceTokenizer` with `PYTHON`.
-  `tokenizer`: the `tokenization.build_tokenizer` of the same files, if the
+  `tokenizer`: the `from_files.build_tokenizer` of the same files, if the
   caller has one already (else it is built here).
 
   Raises:
     DataError: for an unknown kind or a bad vocab/model (see
-      `tokenization.build_tokenizer`).
+      `from_files.build_tokenizer`).
   """
   if kind not in KINDS:
     raise errors.DataError(f"unknown tokenizer {kind!r}; use one of "
                            f"{', '.join(KINDS)}")
   if tokenizer is None:
-    tokenizer = tokenization.build_tokenizer(vocab_file, sp_model_file,
+    tokenizer = from_files.build_tokenizer(vocab_file, sp_model_file,
                                              do_lower_case)
   if kind == PYTHON:
     return PythonLineTokenizer(tokenizer)

@@ -3,6 +3,7 @@
 import dataclasses
 
 from electra_tf import errors
+from electra_tf.tokenization import vocab_files
 
 PAD = "[PAD]"
 UNK = "[UNK]"
@@ -38,7 +39,5 @@ class SpecialTokenIds:
 
   @classmethod
   def from_vocab_file(cls, path):
-    """Reads a WordPiece vocab file (one token per line) through gfile."""
-    # Imported here: tokenization itself uses this module's token names.
-    from electra_tf import tokenization  # pylint: disable=g-import-not-at-top
-    return cls.from_vocab(tokenization.load_vocab(path), source=path)
+    """Reads a WordPiece vocab file or a SentencePiece `.model`."""
+    return cls.from_vocab(vocab_files.load_any_vocab(path), source=path)
