@@ -8,17 +8,12 @@ vocabulary of names is used throughout: the original's.
 """
 
 import dataclasses
-import difflib
-import importlib.resources
 import json
 import os
-import pathlib
-import typing
 from typing import Any, Mapping, Optional
 
-import tensorflow as tf
-
 from electra_tf import errors
+from electra_tf import hparams as hparams_lib
 
 MODEL_SIZES = {
     "small": {"hidden_size": 256, "num_hidden_layers": 12},
@@ -52,6 +47,9 @@ HPARAM_RANGES = {
     "log_every_steps": (0, None, True), "embedding_size": (1, None, True),
 }
 PRECISIONS = ("float32", "mixed_bfloat16", "mixed_float16")
+# The hparams that decide the encoder's variables (see `encoder_config`).
+ENCODER_KEYS = ("model_size", "model_hparam_overrides", "embedding_size",
+                "vocab_size", "debug")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,7 +92,7 @@ BERT_CONFIG_KEYS = tuple(f.name for f in dataclasses.fields(EncoderConfig)
 
 
 @dataclasses.dataclass(frozen=True)
-class PretrainingConfig:
+class PretrainingConfig(hparams_lib.HparamsConfig):
   """Pretraining hyperparameters under the original ELECTRA names.
 
   Build it with `from_hparams` (or `load_pretraining_config`), which validates
@@ -189,25 +187,21 @@ class PretrainingConfig:
     With `data_dir`, the data and model paths default to the original's
     layout under it (`pretrain_tfrecords/`, `vocab.txt`, `models/<name>`).
     """
-    passed = dict(as_mapping(hparams, "hparams"))
-    passed.update(kwargs)
-    passed.pop("hparams_passed", None)
+    passed = {**hparams_lib.as_mapping(hparams, "hparams"), **kwargs}
     if data_dir is not None:
-      passed = {**_data_dir_paths(data_dir, passed.get("model_name", "electra")),
+      passed = {**_data_dir_paths(data_dir,
+                                  passed.get("model_name", "electra")),
                 **passed}
-    return cls(**_resolve_pretraining(passed), hparams_passed=passed)
+    return super().from_hparams(passed)
 
-  def override(self, hparams=None, **kwargs):
-    """Returns a new config with more hparams applied over those passed."""
-    merged = dict(self.hparams_passed)
-    merged.update(as_mapping(hparams, "hparams"))
-    merged.update(kwargs)
-    return type(self).from_hparams(merged)
+  @classmethod
+  def _resolve(cls, passed):
+    return _resolve_pretraining(passed)
 
   @property
   def discriminator_config(self) -> EncoderConfig:
     """The discriminator's encoder (the model that is kept after pretraining)."""
-    return _bert_config(self)
+    return encoder_config(**{key: getattr(self, key) for key in ENCODER_KEYS})
 
   @property
   def generator_config(self) -> EncoderConfig:
@@ -223,13 +217,6 @@ class PretrainingConfig:
         intermediate_size=4 * hidden, num_attention_heads=max(1, hidden // 64),
         embedding_size=(hidden if self.untied_generator_embeddings
                         else disc.embedding_size))
-
-  def to_dict(self):
-    """All resolved values (no `hparams_passed`), JSON-serialisable."""
-    d = dataclasses.asdict(self)
-    d.pop("hparams_passed")
-    d["model_hparam_overrides"] = dict(self.model_hparam_overrides)
-    return d
 
   def to_json(self):
     return json.dumps(self.to_dict(), indent=2, sort_keys=True)
@@ -248,43 +235,39 @@ def _data_dir_paths(data_dir, model_name):
   }
 
 
-def _bert_config(config):
-  """The original `get_bert_config`, plus its debug-mode model."""
-  args = dict(MODEL_SIZES[config.model_size])
-  args["vocab_size"] = config.vocab_size
-  args.update(config.model_hparam_overrides)
+def encoder_config(model_size, model_hparam_overrides, embedding_size,
+                   vocab_size, debug=False):
+  """The encoder of these hparams, as the original `get_bert_config`, plus
+  its debug-mode model; pretraining and finetuning both build theirs here."""
+  if model_size not in MODEL_SIZES:
+    raise errors.ConfigError(f"model_size {model_size!r} is not one of "
+                             f"{', '.join(MODEL_SIZES)}")
+  for key in model_hparam_overrides:
+    hparams_lib.check_key(key, BERT_CONFIG_KEYS, "model_hparam_overrides key")
+  args = dict(MODEL_SIZES[model_size])
+  args["vocab_size"] = vocab_size
+  args.update(model_hparam_overrides)
   args["num_attention_heads"] = max(1, args["hidden_size"] // 64)
   args["intermediate_size"] = 4 * args["hidden_size"]
-  args.update(config.model_hparam_overrides)
-  if config.debug:
+  args.update(model_hparam_overrides)
+  if debug:
     args.update(DEBUG_MODEL)
-  args["embedding_size"] = (config.embedding_size
-                            if config.embedding_size is not None
+  args["embedding_size"] = (embedding_size if embedding_size is not None
                             else args["hidden_size"])
   return EncoderConfig(**args)
 
 
-_FIELDS = {f.name: f for f in dataclasses.fields(PretrainingConfig)
-           if f.name != "hparams_passed"}
-
-
 def _resolve_pretraining(passed):
   """Applies passed hparams over the defaults in the original's order."""
+  types = PretrainingConfig.field_types()
   for key, value in passed.items():
-    check_key(key, _FIELDS, "pretraining hparam")
-    check_type(key, value, _field_type(key))
-  values = {name: (f.default if f.default is not dataclasses.MISSING
-                   else f.default_factory())
-            for name, f in _FIELDS.items()}
+    hparams_lib.check_key(key, PretrainingConfig.hparam_fields(),
+                          "pretraining hparam")
+    hparams_lib.check_type(key, value, types[key])
+  values = PretrainingConfig.defaults()
   values.update(passed)
-  if values["model_size"] not in MODEL_SIZES:
-    raise errors.ConfigError(
-        f"model_size {values['model_size']!r} is not one of "
-        f"{', '.join(MODEL_SIZES)}")
-  overrides = dict(values["model_hparam_overrides"])
-  for key in overrides:
-    check_key(key, BERT_CONFIG_KEYS, "model_hparam_overrides key")
-  values["model_hparam_overrides"] = overrides
+  values["model_hparam_overrides"] = dict(values["model_hparam_overrides"])
+  encoder_config(**{key: values[key] for key in ENCODER_KEYS})  # checks them
   if "max_predictions_per_seq" not in passed:
     values["max_predictions_per_seq"] = int(
         (values["mask_prob"] + 0.005) * values["max_seq_length"])
@@ -295,13 +278,13 @@ def _resolve_pretraining(passed):
   if values["model_size"] == "small" and "embedding_size" not in passed:
     values["embedding_size"] = SMALL_EMBEDDING_SIZE
   _resolve_objective(values, passed)
-  _check_choice(values, "optimizer", OPTIMIZERS)
-  _check_choice(values, "precision", PRECISIONS)
+  hparams_lib.check_choice(values, "optimizer", OPTIMIZERS)
+  hparams_lib.check_choice(values, "precision", PRECISIONS)
   for key in ("health_every_steps", "health_eval_batches",
               "stop_if_unhealthy_steps"):
     if values[key] < 0:
       raise errors.ConfigError(f"{key} must be >= 0, got {values[key]}")
-  check_ranges(values, HPARAM_RANGES)
+  hparams_lib.check_ranges(values, HPARAM_RANGES)
   for key in ("electric_objective", "two_tower_generator"):
     if values[key]:
       raise errors.ConfigError(
@@ -311,7 +294,7 @@ def _resolve_pretraining(passed):
 
 def _resolve_objective(values, passed):
   """Keeps `objective` and the original's `electra_objective` consistent."""
-  _check_choice(values, "objective", OBJECTIVES)
+  hparams_lib.check_choice(values, "objective", OBJECTIVES)
   if "objective" not in passed and not values["electra_objective"]:
     values["objective"] = "mlm"
   if values["electra_objective"] != (values["objective"] != "mlm"):
@@ -322,156 +305,9 @@ def _resolve_objective(values, passed):
     values["electra_objective"] = values["objective"] != "mlm"
 
 
-def check_ranges(values, ranges):
-  """`ConfigError` naming the first value outside its range.
-
-  >>> check_ranges({"mask_prob": 1.5}, HPARAM_RANGES)
-  Traceback (most recent call last):
-  ...
-  electra_tf.errors.ConfigError: mask_prob must be in (0.0, 1.0), got 1.5
-  """
-  for key, (low, high, inclusive) in ranges.items():
-    value = values.get(key)
-    if value is None or isinstance(value, bool):
-      continue
-    too_low = value < low if inclusive else value <= low
-    too_high = high is not None and (value > high if inclusive
-                                     else value >= high)
-    if too_low or too_high:
-      if high is None:
-        bound = f">= {low}" if inclusive else f"> {low}"
-      else:
-        bound = (f"in [{low}, {high}]" if inclusive
-                 else f"in ({low}, {high})")
-      raise errors.ConfigError(f"{key} must be {bound}, got {value}")
-
-
-def _check_choice(values, key, choices):
-  if values[key] not in choices:
-    raise errors.ConfigError(
-        f"{key} {values[key]!r} is not one of {', '.join(choices)}")
-
-
-def check_key(key, valid, what):
-  if key not in valid:
-    close = difflib.get_close_matches(key, list(valid), n=1, cutoff=0.5)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise errors.ConfigError(f"unknown {what} {key!r}{hint}")
-
-
-def differing_keys(recorded, current, prefix=""):
-  """Dotted paths of the keys whose values differ between two dicts.
-
-  >>> differing_keys({"a": 1, "b": {"c": 2, "d": 3}}, {"a": 1, "b": {"c": 5}})
-  ['b.c', 'b.d']
-  """
-  keys = []
-  for key in sorted(set(recorded) | set(current)):
-    path = f"{prefix}{key}"
-    mine, theirs = recorded.get(key), current.get(key)
-    if isinstance(mine, dict) and isinstance(theirs, dict):
-      keys += differing_keys(mine, theirs, path + ".")
-    elif mine != theirs:
-      keys.append(path)
-  return keys
-
-
-def _field_type(name):
-  return typing.get_type_hints(PretrainingConfig)[name]
-
-
-def check_type(key, value, annotation):
-  """Rejects values of the wrong type (a string for a number, ...)."""
-  optional = typing.get_origin(annotation) is typing.Union
-  if optional:
-    if value is None:
-      return
-    annotation = typing.get_args(annotation)[0]
-  if annotation is float:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-  elif annotation is int:
-    ok = isinstance(value, int) and not isinstance(value, bool)
-  elif annotation in (bool, str):
-    ok = isinstance(value, annotation)
-  else:  # Mapping
-    ok = isinstance(value, Mapping)
-  if not ok:
-    expected = getattr(annotation, "__name__", "mapping")
-    raise errors.ConfigError(
-        f"hparam {key!r} must be {expected}, got {value!r}")
-
-
-def as_mapping(hparams, what):
-  """Accepts None, a mapping, a JSON string or a path to a JSON file."""
-  if hparams is None:
-    return {}
-  if isinstance(hparams, Mapping):
-    return hparams
-  text = str(hparams)
-  source = what
-  if not text.lstrip().startswith("{"):
-    if not tf.io.gfile.exists(text):
-      raise errors.ConfigError(f"{what} file not found: {text}")
-    source = text
-    with tf.io.gfile.GFile(text, "r") as f:
-      text = f.read()
-  try:
-    parsed = json.loads(text)
-  except json.JSONDecodeError as e:
-    raise errors.ConfigError(f"{source} is not valid JSON: {e}") from None
-  if not isinstance(parsed, dict):
-    raise errors.ConfigError(f"{source} must hold a JSON object")
-  return parsed
-
-
-def merged_hparams(values, what="hparams"):
-  """Hparams given several times (a repeated `--hparams` flag), merged in
-  order: a later value's top-level keys replace an earlier one's. Each value
-  is anything `as_mapping` takes; one value alone works too."""
-  if values is None or isinstance(values, (str, Mapping)):
-    values = [values]
-  merged = {}
-  for value in values:
-    merged.update(as_mapping(value, what))
-  return merged
-
-
-def _presets_root():
-  """`configs/` of a source checkout, else the copy installed with the wheel."""
-  source = pathlib.Path(__file__).resolve().parent.parent / "configs"
-  if source.is_dir():
-    return source
-  return importlib.resources.files("electra_tf.presets")
-
-
-def preset_names(kind="pretrain"):
-  """Names of the JSON presets shipped in `configs/<kind>/`."""
-  folder = _presets_root() / kind
-  return sorted(p.name[:-len(".json")] for p in folder.iterdir()
-                if p.name.endswith(".json"))
-
-
-def read_preset(name, kind="pretrain"):
-  """The hparams dict of a shipped preset, e.g. `read_preset("electra_small")`."""
-  path = _presets_root() / kind / f"{name}.json"
-  if not path.is_file():
-    close = difflib.get_close_matches(name, preset_names(kind), n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise errors.ConfigError(
-        f"no {kind} preset named {name!r}{hint} "
-        f"(available: {', '.join(preset_names(kind))})")
-  hparams = json.loads(path.read_text())
-  hparams.pop("description", None)
-  return hparams
-
-
 def load_pretraining_config(preset=None, hparams=None, **kwargs):
   """A preset (name or JSON file), then `hparams` (dict/JSON/file) over it."""
-  base = {}
-  if preset:
-    base = (as_mapping(preset, "preset") if os.sep in preset
-            or preset.endswith(".json") else read_preset(preset))
-  merged = dict(base)
-  merged.update(as_mapping(hparams, "hparams"))
+  merged = hparams_lib.preset_hparams(preset) if preset else {}
+  merged.update(hparams_lib.as_mapping(hparams, "hparams"))
   merged.update(kwargs)
   return PretrainingConfig.from_hparams(merged)

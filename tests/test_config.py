@@ -6,8 +6,8 @@ from absl import flags
 import pytest
 
 import electra_tf
-from electra_tf import config as config_lib
 from electra_tf import errors
+from electra_tf import hparams as hparams_lib
 from electra_tf.cli import finetune as finetune_cli
 from electra_tf.cli import pretrain as pretrain_cli
 from electra_tf.finetuning.config import FinetuningConfig
@@ -154,7 +154,7 @@ def test_repeated_hparams_flags_merge_in_order(tmp_path):
 
 
 def test_every_preset_loads_and_a_missing_one_is_named():
-  names = config_lib.preset_names()
+  names = hparams_lib.preset_names()
   assert {"electra_small", "electra_small_plus_plus", "electra_base",
           "electra_large", "tiny"} <= set(names)
   for name in names:

@@ -31,7 +31,7 @@ from absl import flags
 import pytest
 
 import electra_tf
-from electra_tf import config as config_lib
+from electra_tf import hparams as hparams_lib
 from electra_tf.cli import finetune as finetune_cli
 from electra_tf.cli import pretrain as pretrain_cli
 from electra_tf.study import study_config
@@ -47,7 +47,7 @@ COMMANDS = [command for block in BLOCKS if block.kind == readme_commands.SHELL
 CHECKOUT = ("configs", "data_prep", "benchmarks", "pretrain.py",
             "finetune.py")
 TIMEOUT_SECONDS = 600
-TINY = config_lib.read_preset("tiny")
+TINY = hparams_lib.read_preset("tiny")
 
 
 # ---- tiny inputs ------------------------------------------------------------

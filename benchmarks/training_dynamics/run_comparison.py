@@ -70,9 +70,9 @@ def configurations():
 def run_hparams(name, seed, vocab_file, vocab_size):
   """The hparams both sides get: the preset's values written out in full,
   then this configuration's changes and the run settings."""
-  from electra_tf import config as config_lib  # pylint: disable=g-import-not-at-top
+  from electra_tf import hparams as hparams_lib
   changes, steps = configurations()[name]
-  hparams = config_lib.read_preset(DEMO_PRESET)
+  hparams = hparams_lib.read_preset(DEMO_PRESET)
   hparams.update(changes)
   hparams.update(
       num_train_steps=steps,

@@ -16,11 +16,11 @@ With `--export_dir`, each task of each trial is then exported to
 from absl import flags
 from absl import logging
 
-from electra_tf import config as config_lib
+from electra_tf import hparams as hparams_lib
+from electra_tf import run_export
 from electra_tf.cli import entry_point
 from electra_tf.finetuning import config as finetuning_config
 from electra_tf.finetuning import runner
-from electra_tf import run_export
 from electra_tf.training import distribute
 
 NAME = "electra-finetune"
@@ -38,7 +38,7 @@ def define_flags(fv):
     flags.DEFINE_string(name, None, help_text, flag_values=fv)
 
   string("preset", "A preset in configs/finetune/ ("
-         f"{', '.join(config_lib.preset_names(PRESET_KIND))}) or a JSON "
+         f"{', '.join(hparams_lib.preset_names(PRESET_KIND))}) or a JSON "
          "file.")
   flags.DEFINE_multi_string(
       "hparams", [], "Original-style hparams: a JSON object or a path to a "
@@ -70,12 +70,9 @@ def define_flags(fv):
 
 def load_config(fv):
   """The config from --preset, --hparams and the flags naming hparams."""
-  hparams = {}
-  if fv.preset:
-    hparams.update(config_lib.as_mapping(fv.preset, "preset")
-                   if fv.preset.endswith(".json")
-                   else config_lib.read_preset(fv.preset, PRESET_KIND))
-  hparams.update(config_lib.merged_hparams(fv.hparams))
+  hparams = (hparams_lib.preset_hparams(fv.preset, PRESET_KIND) if fv.preset
+             else {})
+  hparams.update(hparams_lib.merged_hparams(fv.hparams))
   for name in HPARAM_FLAGS:
     value = getattr(fv, name)
     if value is not None:

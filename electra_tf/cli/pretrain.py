@@ -16,6 +16,7 @@ from absl import logging
 
 from electra_tf import config as config_lib
 from electra_tf import errors
+from electra_tf import hparams as hparams_lib
 from electra_tf.cli import demo
 from electra_tf.cli import entry_point
 from electra_tf.data import dataset_checks
@@ -36,7 +37,7 @@ def define_flags(fv):
     flags.DEFINE_string(name, None, help_text, flag_values=fv)
 
   string("preset", "A preset in configs/pretrain/ ("
-         f"{', '.join(config_lib.preset_names())}) or a JSON file.")
+         f"{', '.join(hparams_lib.preset_names())}) or a JSON file.")
   flags.DEFINE_multi_string(
       "hparams", [], "Original-style hparams: a JSON object or a path to a "
       "JSON file; applied over --preset. Repeatable: later ones override "
@@ -80,7 +81,7 @@ def load_config(fv):
   """The config from --preset, --hparams and the original's dir flags."""
   extra = {"model_name": fv.model_name} if fv.model_name else {}
   config = config_lib.load_pretraining_config(
-      fv.preset, config_lib.merged_hparams(fv.hparams), **extra)
+      fv.preset, hparams_lib.merged_hparams(fv.hparams), **extra)
   if fv.data_dir:
     config = config_lib.PretrainingConfig.from_hparams(
         config.hparams_passed, data_dir=fv.data_dir)
@@ -111,7 +112,7 @@ def pretrain(fv):
   """Runs what the flags ask for."""
   if _wants_demo(fv):
     summary = demo.run_demo(fv.demo_dir or DEFAULT_DEMO_DIR, fv.text,
-                            config_lib.merged_hparams(fv.hparams),
+                            hparams_lib.merged_hparams(fv.hparams),
                             fv.max_seconds)
     print("\n".join(demo.report(summary)))
     return _signal_exit_code(summary.get("stop_signal"))

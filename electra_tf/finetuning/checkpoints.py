@@ -23,8 +23,8 @@ import os
 import tensorflow as tf
 from absl import logging
 
-from electra_tf import config as base_config
 from electra_tf import errors
+from electra_tf import hparams as hparams_lib
 from electra_tf import output_files
 from electra_tf.checkpoints import intact
 from electra_tf.checkpoints import original_format
@@ -121,7 +121,7 @@ def claim_trial(model_dir, settings, overwrite=False):
   if tf.io.gfile.exists(path):
     with tf.io.gfile.GFile(path) as f:
       recorded = json.load(f)
-    changed = base_config.differing_keys(recorded, settings)
+    changed = hparams_lib.differing_keys(recorded, settings)
     if changed and not overwrite:
       shown = ", ".join(changed[:6]) + (" ..." if len(changed) > 6 else "")
       raise errors.ConfigError(

@@ -30,13 +30,14 @@ Path keys that were format functions (`raw_data_dir`, `qa_*_file`,
 
 import dataclasses
 import os
-import typing
 from typing import Any, Mapping, Optional
 
 import tensorflow as tf
 
 from electra_tf import config as config_lib
 from electra_tf import errors
+from electra_tf import hparams as hparams_lib
+from electra_tf.finetuning import layerwise_lr
 from electra_tf.finetuning import own_tasks
 from electra_tf.finetuning import registry
 from electra_tf.finetuning import task_spec
@@ -49,22 +50,20 @@ DEBUG_DEFAULTS = {"save_checkpoints_steps": 1000000,
                   "use_tfrecords_if_existing": False, "num_trials": 1,
                   "iterations_per_loop": 1, "train_batch_size": 32,
                   "num_train_epochs": 3.0, "log_examples": True}
-# "original": the original's depths (task heads at n + 2, none at n + 1);
-# "corrected": task heads at n + 1, so the top layer gets lr * decay.
-LAYERWISE_LR_DECAY_MODES = ("original", "corrected")
+LAYERWISE_LR_DECAY_MODES = tuple(layerwise_lr.HEAD_DEPTH_OFFSET)
 RAW_DATA_FOLDER = "finetuning_data"
 # Keys that change the model's variables: a model dir is tied to them.
-ARCHITECTURE_KEYS = ("model_size", "model_hparam_overrides", "embedding_size",
-                     "vocab_size", "debug", "task_names", "task_specs",
-                     "answerable_classifier", "answerable_uses_start_logits",
-                     "joint_prediction")
+ARCHITECTURE_KEYS = config_lib.ENCODER_KEYS + (
+    "task_names", "task_specs", "answerable_classifier",
+    "answerable_uses_start_logits", "joint_prediction")
 
 
 @dataclasses.dataclass(frozen=True)
-class FinetuningConfig:
+class FinetuningConfig(hparams_lib.HparamsConfig):
   """Finetuning hyperparameters under the original ELECTRA names.
 
-  Build it with `from_hparams`. Fields after `test_predictions` are this
+  Build it with `from_hparams` (`task_names` may also be a comma-separated
+  string). Fields after `test_predictions` are this
   project's additions: `layerwise_lr_decay_mode` (see
   `LAYERWISE_LR_DECAY_MODES`), the seed of trial 1 (trial t uses
   `seed + t - 1`), the compute precision, XLA, the logging interval and
@@ -155,31 +154,14 @@ class FinetuningConfig:
     self.encoder_config  # pylint: disable=pointless-statement
 
   @classmethod
-  def from_hparams(cls, hparams=None, **kwargs):
-    """Builds a config from original-style hparams (dict, JSON or file).
-
-    Unknown keys raise `ConfigError` naming the closest valid key.
-    `task_names` may also be a comma-separated string.
-    """
-    passed = dict(config_lib.as_mapping(hparams, "hparams"))
-    passed.update(kwargs)
-    passed.pop("hparams_passed", None)
-    return cls(**_resolve(passed), hparams_passed=passed)
-
-  def override(self, hparams=None, **kwargs):
-    """A new config with more hparams applied over those passed."""
-    merged = dict(self.hparams_passed)
-    merged.update(config_lib.as_mapping(hparams, "hparams"))
-    merged.update(kwargs)
-    return type(self).from_hparams(merged)
+  def _resolve(cls, passed):
+    return _resolve(passed)
 
   @property
   def encoder_config(self):
     """The encoder's `EncoderConfig`, derived as for pretraining."""
-    model_keys = ("model_size", "model_hparam_overrides", "embedding_size",
-                  "vocab_size", "debug")
-    return config_lib.PretrainingConfig.from_hparams(
-        {k: getattr(self, k) for k in model_keys}).discriminator_config
+    return config_lib.encoder_config(
+        **{key: getattr(self, key) for key in config_lib.ENCODER_KEYS})
 
   @property
   def data_settings(self):
@@ -211,14 +193,6 @@ class FinetuningConfig:
   def trial_model_dir(self, trial):
     """Where trial `trial` (from 1) keeps its checkpoints, as the original."""
     return f"{self.model_dir}_{trial}"
-
-  def to_dict(self):
-    d = dataclasses.asdict(self)
-    d.pop("hparams_passed")
-    d["model_hparam_overrides"] = dict(self.model_hparam_overrides)
-    d["task_names"] = list(self.task_names)
-    d["task_specs"] = {k: dict(v) for k, v in self.task_specs.items()}
-    return d
 
 
 def _data_dir_paths(data_dir, model_name, task_names):
@@ -262,19 +236,10 @@ def _model_dir_paths(model_dir):
   }
 
 
-_FIELDS = {f.name: f for f in dataclasses.fields(FinetuningConfig)
-           if f.name != "hparams_passed"}
-
-
-def _defaults():
-  return {name: (f.default if f.default is not dataclasses.MISSING
-                 else f.default_factory()) for name, f in _FIELDS.items()}
-
-
 def _resolve(passed):
   """Applies passed hparams over the defaults in the original's order."""
   passed = _checked(passed)
-  values = _defaults()
+  values = FinetuningConfig.defaults()
   values.update(passed)
   if values["data_dir"]:
     values.update(_data_dir_paths(values["data_dir"], values["model_name"],
@@ -343,11 +308,12 @@ def _pretrained_architecture(init_checkpoint):
 def _checked(passed):
   """Passed hparams with known keys and well-typed values."""
   passed = dict(passed)
-  hints = typing.get_type_hints(FinetuningConfig)
+  hints = FinetuningConfig.field_types()
   for key, value in passed.items():
-    config_lib.check_key(key, _FIELDS, "finetuning hparam")
+    hparams_lib.check_key(key, FinetuningConfig.hparam_fields(),
+                          "finetuning hparam")
     if key not in ("task_names", "task_specs"):
-      config_lib.check_type(key, value, hints[key])
+      hparams_lib.check_type(key, value, hints[key])
   specs = _given_specs(passed.get("task_specs", {}))
   if "task_names" in passed:
     passed["task_names"] = _task_names(passed["task_names"], specs)
@@ -419,15 +385,13 @@ def _validate(values):
   for key, choices in (("model_size", config_lib.MODEL_SIZES),
                        ("precision", config_lib.PRECISIONS),
                        ("layerwise_lr_decay_mode", LAYERWISE_LR_DECAY_MODES)):
-    if values[key] not in choices:
-      raise errors.ConfigError(
-          f"{key} {values[key]!r} is not one of {', '.join(choices)}")
+    hparams_lib.check_choice(values, key, choices)
   for key in ("num_trials", "train_batch_size", "eval_batch_size",
               "predict_batch_size", "max_seq_length", "beam_size",
               "iterations_per_loop", "save_checkpoints_steps"):
     if values[key] < 1:
       raise errors.ConfigError(f"{key} must be at least 1, got {values[key]}")
-  config_lib.check_ranges(values, RANGES)
+  hparams_lib.check_ranges(values, RANGES)
   template = values["raw_data_dir"]
   if template is not None and os.path.basename(
       os.path.dirname(template)) != RAW_DATA_FOLDER:

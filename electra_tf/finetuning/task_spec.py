@@ -50,6 +50,7 @@ import os
 import tensorflow as tf
 
 from electra_tf import errors
+from electra_tf import hparams as hparams_lib
 from electra_tf.finetuning import table_files
 
 SPLITS = ("train", "dev", "test")
@@ -114,10 +115,9 @@ def resolve(entry, families):
   where = f"task spec {spec.get('name', entry if base else '')!r}".rstrip()
   for key, value in spec.items():
     if key not in KEYS:
-      close = [k for k in KEYS if k[:3] == key[:3]]
-      hint = f" (did you mean {close[0]!r}?)" if close else ""
-      raise errors.ConfigError(f"{where}: unknown key {key!r}{hint}; known: "
-                               f"{', '.join(KEYS)}")
+      raise errors.ConfigError(
+          f"{where}: unknown key {key!r}{hparams_lib.did_you_mean(key, KEYS)}"
+          f" (known: {', '.join(KEYS)})")
     if value is not None and (isinstance(value, bool) and KEYS[key] is not bool
                               or not isinstance(value, KEYS[key])):
       raise errors.ConfigError(f"{where}: {key} has the wrong type "

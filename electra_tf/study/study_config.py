@@ -37,13 +37,13 @@ Unknown keys, wrong types and bad values are `ConfigError`s naming the key.
 """
 
 import dataclasses
-import difflib
 import os
 import typing
 from typing import Any, Mapping, Optional
 
 from electra_tf import config as config_lib
 from electra_tf import errors
+from electra_tf import hparams as hparams_lib
 
 REFERENCES = ("random_init", "tfidf")
 HEADLINE_SPLITS = ("test", "dev")
@@ -82,7 +82,7 @@ class StudyConfig:
   @classmethod
   def from_json(cls, source, profile=None, **overrides):
     """A config from a JSON file or dict, a profile and key overrides."""
-    values = dict(config_lib.as_mapping(source, "study config"))
+    values = dict(hparams_lib.as_mapping(source, "study config"))
     profiles = values.get("profiles", {})
     if profile is not None:
       if not isinstance(profiles, dict) or profile not in profiles:
@@ -122,10 +122,7 @@ def _checked(values):
   """Keys known, types right, values in range; lists as tuples."""
   hints = typing.get_type_hints(StudyConfig)
   for key, value in values.items():
-    if key not in _FIELDS:
-      close = difflib.get_close_matches(key, list(_FIELDS), n=1, cutoff=0.5)
-      hint = f"; did you mean {close[0]!r}?" if close else ""
-      raise errors.ConfigError(f"unknown study key {key!r}{hint}")
+    hparams_lib.check_key(key, _FIELDS, "study key")
     if key in _LIST_KEYS:
       if isinstance(value, str) and key == "corpus":
         value = [value]
@@ -141,7 +138,7 @@ def _checked(values):
 
 def _check_type(key, value, annotation):
   try:
-    config_lib.check_type(key, value, annotation)
+    hparams_lib.check_type(key, value, annotation)
   except errors.ConfigError:
     raise errors.ConfigError(f"study key {key!r} has the wrong type: "
                              f"{value!r}") from None

@@ -9,8 +9,8 @@ after hours of pretraining.
 import dataclasses
 import os
 
-from electra_tf import config as config_lib
 from electra_tf import errors
+from electra_tf import hparams as hparams_lib
 from electra_tf.finetuning import config as finetuning_config
 from electra_tf.finetuning import own_tasks
 from electra_tf.finetuning import registry
@@ -84,10 +84,7 @@ def finetune_config(study, pretrain_config, study_task, model_dir, seed,
                     init_checkpoint, feature_dir):
   """The `FinetuningConfig` of one sub-run: the study's finetuning recipe
   on the pretrained model's architecture, one task, one seed."""
-  preset = study.finetune_preset
-  hparams = dict(config_lib.as_mapping(preset, "finetune preset")
-                 if preset.endswith(".json")
-                 else config_lib.read_preset(preset, "finetune"))
+  hparams = hparams_lib.preset_hparams(study.finetune_preset, "finetune")
   hparams.update(study.finetune_hparams)
   encoder = pretrain_config.discriminator_config
   hparams.update(

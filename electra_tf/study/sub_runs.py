@@ -13,8 +13,8 @@ import os
 
 import tensorflow as tf
 
-from electra_tf import config as config_lib
 from electra_tf import errors
+from electra_tf import hparams as hparams_lib
 from electra_tf import output_files
 
 RECORD_FILE = "study_settings.json"
@@ -37,7 +37,7 @@ def claim(run_dir, settings):
   if tf.io.gfile.exists(path):
     with tf.io.gfile.GFile(path) as f:
       recorded = json.load(f)
-    changed = config_lib.differing_keys(recorded, settings)
+    changed = hparams_lib.differing_keys(recorded, settings)
     if changed:
       shown = ", ".join(changed[:6]) + (" ..." if len(changed) > 6 else "")
       raise errors.ConfigError(

@@ -17,6 +17,7 @@ import tempfile
 import tensorflow as tf
 from absl import logging
 
+from electra_tf import config as config_lib
 from electra_tf import errors
 from electra_tf import output_files
 from electra_tf.checkpoints import intact
@@ -28,9 +29,8 @@ CHECKPOINT_PREFIX = "ckpt"
 # The `ElectraPretrainer` attributes an init checkpoint may or may not hold.
 MODEL_PARTS = ("generator", "discriminator", "main_mlm_head")
 # Hparams that change the model's variables: a model dir is tied to them.
-ARCHITECTURE_KEYS = (
-    "model_size", "model_hparam_overrides", "embedding_size", "vocab_size",
-    "debug", "objective", "uniform_generator", "untied_generator",
+ARCHITECTURE_KEYS = config_lib.ENCODER_KEYS + (
+    "objective", "uniform_generator", "untied_generator",
     "untied_generator_embeddings", "generator_layers", "generator_hidden_size")
 
 

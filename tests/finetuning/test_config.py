@@ -4,8 +4,8 @@ import os
 
 import pytest
 
-from electra_tf import config as config_lib
 from electra_tf import errors
+from electra_tf import hparams as hparams_lib
 from electra_tf.finetuning.config import FinetuningConfig
 
 # Every attribute of the original configure_finetuning.FinetuningConfig.
@@ -112,9 +112,9 @@ def test_bad_hparams_raise_config_errors(hparams, message):
     FinetuningConfig.from_hparams(hparams)
 
 
-@pytest.mark.parametrize("name", config_lib.preset_names("finetune"))
+@pytest.mark.parametrize("name", hparams_lib.preset_names("finetune"))
 def test_every_preset_loads(name):
-  hparams = config_lib.read_preset(name, "finetune")
+  hparams = hparams_lib.read_preset(name, "finetune")
   hparams.setdefault("task_names", ["mnli"])
   config = FinetuningConfig.from_hparams(hparams)
   assert config.to_dict()["model_size"] == hparams.get("model_size", "small")
@@ -124,9 +124,9 @@ def test_every_preset_loads(name):
 
 def test_small_presets_hold_the_code_and_the_paper_values():
   code = FinetuningConfig.from_hparams(
-      config_lib.read_preset("electra_small", "finetune"))
+      hparams_lib.read_preset("electra_small", "finetune"))
   paper = FinetuningConfig.from_hparams(
-      config_lib.read_preset("electra_small_paper", "finetune"))
+      hparams_lib.read_preset("electra_small_paper", "finetune"))
   assert (code.learning_rate, code.weight_decay_rate) == (1e-4, 0.01)
   assert (paper.learning_rate, paper.weight_decay_rate) == (3e-4, 0.0)
   for config in (code, paper):

@@ -70,7 +70,7 @@ def test_a_spec_file_resolves_relative_paths_and_is_named_by_its_stem(
 
 @pytest.mark.parametrize("spec, message", [
     ({"name": "t", "files": "F", "lable": "y"},
-     "unknown key 'lable' (did you mean 'label'?)"),
+     "unknown key 'lable'; did you mean 'label'?"),
     ({"name": "t", "files": "F", "family": "ner"},
      "family 'ner' is not one of classification, regression, tagging, qa"),
     ({"name": "t"}, 'needs "files"'),
