@@ -18,6 +18,7 @@ import tensorflow as tf
 
 from electra_tf import config as config_lib
 from electra_tf import errors
+from electra_tf.checkpoints import object_format
 from electra_tf.finetuning import checkpoints
 from electra_tf.pretraining import model as pretraining_model
 from electra_tf.serving import encoder_module
@@ -101,7 +102,7 @@ def export_finetuned(model_path, export_dir, task_name=None, vocab_file=None,
   `task_name` may be omitted for a single-task run. Returns the new
   version's path.
   """
-  prefix = checkpoints.resolve_checkpoint(model_path)
+  prefix = object_format.resolve(model_path)
   model, config, task = checkpoints.load_finetuned_model(prefix, task_name)
   with tf.io.gfile.GFile(os.path.join(os.path.dirname(prefix),
                                       checkpoints.LABELS_FILE)) as f:
@@ -136,7 +137,7 @@ def export_pretraining_run(model_path, export_dir, vocab_file=None,
 
   The run's `config.json` (next to the checkpoint) rebuilds the model.
   """
-  prefix = checkpoints.resolve_checkpoint(model_path)
+  prefix = object_format.resolve(model_path)
   config_file = os.path.join(os.path.dirname(prefix),
                              checkpointing.CONFIG_FILE)
   if not tf.io.gfile.exists(config_file):
@@ -148,13 +149,8 @@ def export_pretraining_run(model_path, export_dir, vocab_file=None,
       config, special_ids=special_tokens.SpecialTokenIds.from_vocab_file(
           vocab_file))
   model.build()
-  try:
-    (tf.train.Checkpoint(model=model).read(prefix)
-     .assert_existing_objects_matched().expect_partial())
-  except (AssertionError, ValueError, tf.errors.OpError) as e:
-    first_line = (str(e).strip().splitlines() or [type(e).__name__])[0]
-    raise errors.CheckpointError(
-        f"cannot restore {prefix}: {first_line}") from None
+  object_format.read_strictly(tf.train.Checkpoint(model=model), prefix,
+                              f"cannot restore {prefix}")
   return encoder_module.export_encoder(model, vocab_file, export_dir, version,
                                        jit_compile)
 
@@ -163,7 +159,7 @@ def export_model_dir(model_path, export_dir, task_name=None, vocab_file=None,
                      version=None, jit_compile=False):
   """Exports a finetuning trial's task head or a pretraining run's encoder,
   whichever `model_path` (a dir or checkpoint prefix) holds."""
-  prefix = checkpoints.resolve_checkpoint(model_path)
+  prefix = object_format.resolve(model_path)
   folder = os.path.dirname(prefix)
   if tf.io.gfile.exists(os.path.join(folder, checkpoints.CONFIG_FILE)):
     return export_finetuned(prefix, export_dir, task_name, vocab_file,

@@ -55,12 +55,24 @@ def load_original_checkpoint(pretrainer, path):
   Raises `CheckpointError` listing missing and unexpected variables and shape
   mismatches. Returns the list of variable names loaded.
   """
+  return load_by_table(path, tf1_names.pretrainer_variables(pretrainer),
+                       "the model config")
+
+
+def load_by_table(path, table, what, allow_unexpected=False):
+  """Assigns each variable of `table` (TF1 name -> variable) its tensor in
+  checkpoint `path`; returns the names loaded.
+
+  Raises:
+    CheckpointError: naming the variables missing from the checkpoint, those
+      of another shape, and (unless `allow_unexpected`) the checkpoint's
+      model variables that `table` lacks; `what` names the model side.
+  """
   reader = open_reader(path)
   shapes = reader.get_variable_to_shape_map()
-  table = tf1_names.pretrainer_variables(pretrainer)
   in_checkpoint = {n for n in shapes if not _ignored(n)}
   missing = set(table) - in_checkpoint
-  unexpected = in_checkpoint - set(table)
+  unexpected = set() if allow_unexpected else in_checkpoint - set(table)
   mismatched = [
       f"{n} (checkpoint {list(shapes[n])}, model {list(table[n].shape)})"
       for n in sorted(set(table) & in_checkpoint)
@@ -75,8 +87,7 @@ def load_original_checkpoint(pretrainer, path):
     problems.append(f"{len(unexpected)} unexpected: {_listing(unexpected)}")
   if problems:
     raise errors.CheckpointError(
-        f"checkpoint {path} does not match the model config; "
-        + "; ".join(problems))
+        f"checkpoint {path} does not match {what}; " + "; ".join(problems))
   for name, variable in table.items():
     try:
       value = reader.get_tensor(name)

@@ -17,6 +17,7 @@ from absl import logging
 
 from electra_tf import config as config_lib
 from electra_tf import errors
+from electra_tf.checkpoints import object_format
 from electra_tf.cli import replacement_probe
 from electra_tf.data import corpus as corpus_lib
 from electra_tf.data import dataset_checks
@@ -89,7 +90,8 @@ def _export(config, model_dir, vocab_file, export_dir, special_ids):
     return os.path.join(export_dir, str(versions[-1]))
   model = model_lib.ElectraPretrainer(config, special_ids=special_ids)
   model.build()
-  tf.train.Checkpoint(model=model).read(latest).expect_partial()
+  object_format.read_strictly(tf.train.Checkpoint(model=model), latest,
+                              f"cannot restore {latest}")
   path = encoder_module.export_encoder(model, vocab_file, export_dir)
   with tf.io.gfile.GFile(marker, "w") as f:
     f.write(path + "\n")

@@ -26,7 +26,7 @@ from absl import logging
 from electra_tf import errors
 from electra_tf import hparams as hparams_lib
 from electra_tf import output_files
-from electra_tf.checkpoints import intact
+from electra_tf.checkpoints import object_format
 from electra_tf.checkpoints import original_format
 from electra_tf.checkpoints import tf1_names
 from electra_tf.finetuning import config as config_lib
@@ -46,57 +46,21 @@ NOT_TRAINING_KEYS = (
     "iterations_per_loop", "eval_test", "n_best_size", "max_answer_length",
     "qa_na_threshold", "tpu_name", "tpu_zone", "gcp_project", "data_dir",
     "raw_data_dir")
-OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
-_RESTORE_ERRORS = (AssertionError, ValueError, tf.errors.OpError)
-
-
-def _first_line(error):
-  return (str(error).strip().splitlines() or [type(error).__name__])[0]
-
-
-def resolve_checkpoint(path):
-  """The checkpoint prefix `path` names: itself, or a directory's latest."""
-  if tf.io.gfile.exists(path + ".index"):
-    return path
-  if tf.io.gfile.isdir(path):
-    latest = intact.newest_intact(path)
-    if latest:
-      return latest
-    raise errors.CheckpointError(f"no checkpoint in directory {path}")
-  raise errors.CheckpointError(f"checkpoint not found: {path}")
-
-
 def load_encoder(encoder, path):
   """Loads encoder weights from one of our checkpoints or an original one.
 
   Returns a description for the log. Raises `CheckpointError` when the
   checkpoint lacks an encoder variable or holds it with another shape.
   """
-  prefix = resolve_checkpoint(path)
-  reader = original_format.open_reader(prefix)
-  shapes = reader.get_variable_to_shape_map()
-  if OBJECT_GRAPH_KEY in shapes:
-    root = tf.train.Checkpoint(
-        model=tf.train.Checkpoint(electra_encoder=encoder))
-    try:
-      root.read(prefix).assert_existing_objects_matched().expect_partial()
-    except _RESTORE_ERRORS as e:
-      raise errors.CheckpointError(
-          f"checkpoint {prefix} holds no encoder of this config: "
-          f"{_first_line(e)}") from None
+  prefix = object_format.resolve(path)
+  if object_format.is_object_checkpoint(prefix):
+    object_format.read_model_parts(
+        prefix, f"checkpoint {prefix} holds no encoder of this config",
+        electra_encoder=encoder)
     return f"encoder from {prefix}"
   table = tf1_names.encoder_variables(encoder, model_lib.TF1_ENCODER_SCOPE)
-  missing = sorted(n for n in table if n not in shapes)
-  mismatched = sorted(f"{n} {shapes[n]} (model {list(table[n].shape)})"
-                      for n in table
-                      if n in shapes and list(shapes[n]) != list(table[n].shape))
-  if missing or mismatched:
-    raise errors.CheckpointError(
-        f"checkpoint {prefix} does not fit the encoder config: "
-        f"{len(missing)} missing (e.g. {missing[:2]}), {len(mismatched)} "
-        f"of another shape (e.g. {mismatched[:2]})")
-  for name, variable in table.items():
-    variable.assign(reader.get_tensor(name))
+  original_format.load_by_table(prefix, table, "the encoder config",
+                                allow_unexpected=True)
   return f"{len(table)} original encoder variables from {prefix}"
 
 
@@ -171,7 +135,7 @@ def load_finetuned_model(path, task_name=None, dtype=None):
     (model, config, task): the `FinetuningModel` (all heads of the run),
     its `FinetuningConfig` and the `Task` named `task_name`.
   """
-  prefix = resolve_checkpoint(path)
+  prefix = object_format.resolve(path)
   model_dir = os.path.dirname(prefix)
   saved = {}
   for name in (CONFIG_FILE, LABELS_FILE):
@@ -190,10 +154,6 @@ def load_finetuned_model(path, task_name=None, dtype=None):
     raise errors.ConfigError(f"{prefix} has no head for {task_name!r}; it "
                              f"has {list(config.task_names)}")
   model = model_lib.build_finetuning_model(config, saved[LABELS_FILE], dtype)
-  try:
-    (tf.train.Checkpoint(model=model).read(prefix)
-     .assert_existing_objects_matched().expect_partial())
-  except _RESTORE_ERRORS as e:
-    raise errors.CheckpointError(
-        f"cannot restore {prefix}: {_first_line(e)}") from None
+  object_format.read_strictly(tf.train.Checkpoint(model=model), prefix,
+                              f"cannot restore {prefix}")
   return model, config, config.task(task_name)

@@ -21,6 +21,7 @@ from electra_tf import config as config_lib
 from electra_tf import errors
 from electra_tf import output_files
 from electra_tf.checkpoints import intact
+from electra_tf.checkpoints import object_format
 from electra_tf.checkpoints import original_format
 from electra_tf.checkpoints import tf1_names
 
@@ -113,20 +114,14 @@ class RunCheckpoints:
     return "initialised from scratch"
 
   def _resume_from(self, prefix):
-    try:
-      (self.checkpoint.read(prefix).assert_existing_objects_matched()
-       .expect_partial())
-    except (AssertionError, ValueError, IndexError, tf.errors.OpError) as e:
-      raise errors.CheckpointError(
-          f"cannot restore {prefix} into this model: "
-          f"{(str(e).strip().splitlines() or [type(e).__name__])[0]}"
-      ) from None
+    object_format.read_strictly(self.checkpoint, prefix,
+                                f"cannot restore {prefix} into this model")
     return f"resumed from {prefix}"
 
   def _initialize_from(self, path):
     if tf.io.gfile.isdir(path) and tf.train.latest_checkpoint(path):
       path = tf.train.latest_checkpoint(path)
-    if _is_object_checkpoint(path):
+    if object_format.is_object_checkpoint(path):
       return self._initialize_from_object_checkpoint(path)
     names = original_format.load_original_checkpoint(self.model, path)
     reader = original_format.open_reader(path)
@@ -150,19 +145,17 @@ class RunCheckpoints:
     """Weights of one of our checkpoints: the encoder must be all there;
     the other parts are restored where the checkpoint has them in the same
     shapes, and the rest (named in the log) start fresh."""
-    try:
-      _read_part(self.model, "electra_encoder", path)
-    except (AssertionError, ValueError, tf.errors.OpError) as e:
-      raise errors.CheckpointError(
-          f"init checkpoint {path} holds no encoder of this model config: "
-          f"{errors.first_line(e)}") from None
+    object_format.read_model_parts(
+        path, f"init checkpoint {path} holds no encoder of this model config",
+        electra_encoder=self.model.electra_encoder)
     fresh = []
     for name in MODEL_PARTS:
       if getattr(self.model, name, None) is None:
         continue
       try:
-        _read_part(self.model, name, path)
-      except (AssertionError, ValueError, tf.errors.OpError):
+        object_format.read_model_parts(path, name,
+                                       **{name: getattr(self.model, name)})
+      except errors.CheckpointError:
         fresh.append(name)
     if fresh:
       logging.warning("init checkpoint %s has no %s of this model: "
@@ -188,18 +181,3 @@ class RunCheckpoints:
     finally:
       tf.io.gfile.rmtree(scratch)
     return self.latest
-
-
-def _read_part(model, name, path):
-  """Restores `model.<name>` from `path`; raises unless all of it is there."""
-  root = tf.train.Checkpoint(model=tf.train.Checkpoint(
-      **{name: getattr(model, name)}))
-  root.read(path).assert_existing_objects_matched().expect_partial()
-
-
-def _is_object_checkpoint(path):
-  try:
-    shapes = original_format.open_reader(path).get_variable_to_shape_map()
-  except errors.CheckpointError:
-    return False
-  return "_CHECKPOINTABLE_OBJECT_GRAPH" in shapes

@@ -9,9 +9,9 @@ import tensorflow as tf
 
 import electra_tf
 from electra_tf import errors
+from electra_tf.checkpoints import object_format
 from electra_tf.checkpoints import tf1_names
 from electra_tf.data import pretrain_pipeline
-from electra_tf.finetuning import checkpoints as finetuning_checkpoints
 from electra_tf.training import checkpointing
 from electra_tf.training import loop
 from electra_tf.training import optimization
@@ -221,7 +221,7 @@ def test_a_damaged_newest_checkpoint_falls_back_to_an_intact_one(shards,
   newest = tf.io.gfile.glob(os.path.join(model_dir, "ckpt-6.data-*"))[0]
   with open(newest, "r+b") as f:
     f.truncate(10)
-  assert finetuning_checkpoints.resolve_checkpoint(model_dir).endswith(
+  assert object_format.resolve(model_dir).endswith(
       "ckpt-4")
 
 
