@@ -24,11 +24,12 @@ from electra_tf.finetuning import layerwise_lr
 from electra_tf.finetuning import model as model_lib
 from electra_tf.training import checkpointing
 from electra_tf.training import distribute
+from electra_tf.training import host_loop
 from electra_tf.training import loss_scale as loss_scale_lib
 from electra_tf.training import optimization
 from electra_tf.training import precision
-from electra_tf.training import pretrain_step
 from electra_tf.training import progress as progress_lib
+from electra_tf.training import replica_step
 
 
 @dataclasses.dataclass
@@ -51,21 +52,15 @@ class FinetuneStep:
 
   def __call__(self, features):
     variables = self.model.trainable_variables
-    with tf.GradientTape() as tape:
+
+    def loss_fn():
       outputs = self.model(features, training=True)
-      loss = self.model.task_loss(outputs, features)
-      scaled = loss if self.loss_scale is None else self.loss_scale.scale(loss)
-    grads = tape.gradient(scaled, variables)
-    grads = [tf.zeros_like(v) if g is None else tf.convert_to_tensor(g)
-             for g, v in zip(grads, variables)]
-    grads = pretrain_step.all_reduce_sum(grads)
-    if self.loss_scale is not None:
-      grads = self.loss_scale.unscale(grads)
-    grads, norm = optimization.clip_by_global_norm(grads)
-    if self.loss_scale is None:
-      self.optimizer.apply(grads, variables)
-    else:
-      self.loss_scale.apply_if_finite(self.optimizer, grads, norm, variables)
+      return self.model.task_loss(outputs, features), outputs
+
+    grads, loss, _ = replica_step.gradients(loss_fn, variables,
+                                            self.loss_scale)
+    replica_step.apply_clipped(self.optimizer, grads, variables,
+                               self.loss_scale)
     real = features[model_lib.TASK_ID] < len(self.model.task_names)
     return {"loss": loss, "examples": tf.reduce_sum(tf.cast(real, tf.float32))}
 
@@ -81,17 +76,11 @@ def build_trainee(config, strategy, model_dir, label_lists, num_train_steps,
   with strategy.scope():
     model = model_lib.build_finetuning_model(
         config, label_lists, precision.dtype_policy(config.precision))
-    warmup = num_train_steps * config.warmup_proportion
-
-    def schedule(step):
-      return optimization.learning_rate_at(step, config.learning_rate,
-                                           num_train_steps, warmup)
-
-    optimizer = optimization.AdamWeightDecay(
-        schedule, weight_decay_rate=config.weight_decay_rate,
+    optimizer = optimization.create_optimizer(
+        model.trainable_variables, config.learning_rate, num_train_steps,
+        num_train_steps * config.warmup_proportion, config.weight_decay_rate,
         lr_multipliers=layerwise_lr.lr_multipliers(
             model, config.layerwise_lr_decay, config.layerwise_lr_decay_mode))
-    optimizer.build(model.trainable_variables)
     loss_scale = (loss_scale_lib.DynamicLossScale()
                   if config.precision == "mixed_float16" else None)
   run_checkpoints = checkpointing.RunCheckpoints(
@@ -104,29 +93,6 @@ def build_trainee(config, strategy, model_dir, label_lists, num_train_steps,
                                       config.init_checkpoint)
   logging.info("%s: %s", model_dir, origin)
   return Trainee(model, optimizer, loss_scale, run_checkpoints, origin)
-
-
-def _loop_function(strategy, step, jit_compile):
-  """A tf.function running `num_steps` replicated steps; returns sums."""
-  compiled = tf.function(step, jit_compile=True) if jit_compile else step
-
-  @tf.function
-  def run(iterator, num_steps):
-    sums = {"loss": tf.zeros([]), "examples": tf.zeros([]),
-            "nonfinite_steps": tf.zeros([])}
-    for _ in tf.range(num_steps):
-      per_replica = strategy.run(compiled, args=(next(iterator),))
-      loss = strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica["loss"],
-                             axis=None)
-      examples = strategy.reduce(tf.distribute.ReduceOp.SUM,
-                                 per_replica["examples"], axis=None)
-      sums = {"loss": sums["loss"] + loss,
-              "examples": sums["examples"] + examples,
-              "nonfinite_steps": sums["nonfinite_steps"] + tf.cast(
-                  ~tf.math.is_finite(loss), tf.float32)}
-    return sums
-
-  return run
 
 
 def train(config, strategy, trainee, feature_set, num_train_steps, seed):
@@ -143,22 +109,19 @@ def train(config, strategy, trainee, feature_set, num_train_steps, seed):
     return
   dataset = input_pipeline.train_dataset(feature_set, batch_size, seed)
   iterator = iter(strategy.experimental_distribute_dataset(dataset.skip(step)))
-  run = _loop_function(
+  run = host_loop.chunk_function(
       strategy, FinetuneStep(trainee.model, optimizer, trainee.loss_scale),
-      config.jit_compile and distribute.uses_xla_everywhere(strategy))
+      distribute.compiles_step(strategy, config.jit_compile),
+      lambda: {"loss": tf.zeros([]), "examples": tf.zeros([])})
   tracker = progress_lib.Progress(step, num_train_steps, batch_size)
   writer = distribute.summary_writer(
       strategy, os.path.join(trainee.checkpoints.model_dir, "train"))
-  every = config.log_every_steps or config.iterations_per_loop
   while step < num_train_steps:
-    to_save = config.save_checkpoints_steps - step % (
-        config.save_checkpoints_steps)
-    chunk = max(1, min(every, num_train_steps - step, to_save))
-    sums = {k: float(v) for k, v in run(iterator, tf.constant(chunk)).items()}
-    if sums["nonfinite_steps"]:
-      raise errors.ElectraError(
-          f"non-finite loss in steps {step + 1}-{step + chunk}; stopped "
-          "without saving")
+    chunk = host_loop.next_chunk(
+        step, num_train_steps, config.iterations_per_loop,
+        config.log_every_steps, config.save_checkpoints_steps)
+    sums = host_loop.run_chunk(run, iterator, chunk, step,
+                               trainee.checkpoints.latest)
     step = int(optimizer.iterations.numpy())
     _log(step, sums, tracker, writer, optimizer)
     trainee.checkpoints.save(force=step >= num_train_steps)
@@ -169,10 +132,7 @@ def _log(step, sums, tracker, writer, optimizer):
   values = {"loss": sums["loss"] / max(sums["examples"], 1.0),
             "learning_rate": float(optimizer.current_learning_rate())}
   values.update(tracker.update(step))
-  with writer.as_default(step=step):
-    for key, value in values.items():
-      if key != "eta_seconds":
-        tf.summary.scalar(key, value)
+  host_loop.write_scalars(writer, step, values)
   logging.info("step %d/%d | loss/example %.4f | lr %.3g | %.1f seq/s | "
                "ETA %s", step, tracker.total_steps, values["loss"],
                values["learning_rate"], values["sequences_per_second"],

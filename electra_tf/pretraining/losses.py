@@ -23,7 +23,19 @@ class WeightedLoss:
 
   @property
   def value(self):
-    return self.numerator / (self.denominator + DENOMINATOR_EPS)
+    return mean_of(self.numerator, self.denominator)
+
+
+def mean_of(numerator, denominator):
+  """A weighted mean from its parts (0 when the weights sum to 0)."""
+  return numerator / (denominator + DENOMINATOR_EPS)
+
+
+def weighted_total(loss_weights, parts):
+  """`sum(weight * mean)` over the terms; `parts[name]` is the term's
+  (numerator, denominator). The one formula of the training loss."""
+  return sum(weight * mean_of(*parts[name])
+             for name, weight in loss_weights.items())
 
 
 def masked_lm_loss(mlm_logits, masked_lm_ids, masked_lm_weights):

@@ -209,10 +209,10 @@ class ElectraPretrainer(keras.Model):
     _add_terms(out, "all_tokens_mlm", main)
 
   def _total(self, out):
-    out["total_loss"] = sum(
-        weight * (out[f"{name}_loss_numerator"] / (
-            out[f"{name}_loss_denominator"] + losses.DENOMINATOR_EPS))
-        for name, weight in self.loss_weights.items())
+    out["total_loss"] = losses.weighted_total(
+        self.loss_weights,
+        {name: (out[f"{name}_loss_numerator"], out[f"{name}_loss_denominator"])
+         for name in self.loss_weights})
     return out
 
   def _generate(self, masked, input_mask, segment_ids, training, out):

@@ -73,14 +73,13 @@ def is_tpu(strategy):
   return isinstance(strategy, tf.distribute.TPUStrategy)
 
 
-def uses_xla_everywhere(strategy):
-  """Whether the whole replicated step may be wrapped in jit_compile.
-
-  TPU programs are XLA-compiled anyway; a single device compiles the whole
-  step. MirroredStrategy's cross-device all-reduce is not XLA-compilable on
-  CPU/GPU, so those runs compile nothing (see README).
-  """
-  return is_tpu(strategy) or strategy.num_replicas_in_sync == 1
+def compiles_step(strategy, jit_compile):
+  """Whether a train step is wrapped in `tf.function(jit_compile=True)`:
+  when asked, on a single device. TPU programs are XLA-compiled anyway, and
+  MirroredStrategy's cross-device all-reduce cannot be compiled on CPU/GPU,
+  so those runs wrap nothing (see README)."""
+  return (jit_compile and not is_tpu(strategy)
+          and strategy.num_replicas_in_sync == 1)
 
 
 def is_chief(strategy):

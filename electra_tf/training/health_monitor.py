@@ -14,14 +14,14 @@ import os
 from absl import logging
 import tensorflow as tf
 
-from electra_tf import errors
 from electra_tf.pretraining import health
 from electra_tf.pretraining import metrics
 from electra_tf.training import distribute
+from electra_tf.training import host_loop
 from electra_tf.training import pretrain_step
 
 
-class UnhealthyRun(errors.ElectraError):
+class UnhealthyRun(host_loop.TrainingError):
   """The run stayed unhealthy past `stop_if_unhealthy_steps`."""
 
 

@@ -1,8 +1,9 @@
 """The pretraining and pretraining-eval loops under a tf.distribute strategy.
 
-One host call runs up to `iterations_per_loop` steps inside a tf.function
-(the original's TPU iterations_per_loop); calls end at checkpoint boundaries
-so checkpoints land exactly every `save_checkpoints_steps` steps.
+The host loop is `host_loop`'s: chunks of up to `iterations_per_loop` steps
+per host call, ending at checkpoint boundaries so checkpoints land exactly
+every `save_checkpoints_steps` steps. This module adds what is particular
+to pretraining: the data, the health checks, stop requests and the eval.
 """
 
 import contextlib
@@ -29,15 +30,12 @@ from electra_tf.pretraining import model as model_lib
 from electra_tf.training import checkpointing
 from electra_tf.training import distribute
 from electra_tf.training import health_monitor
+from electra_tf.training import host_loop
 from electra_tf.training import loss_scale as loss_scale_lib
 from electra_tf.training import optimization
 from electra_tf.training import precision
 from electra_tf.training import pretrain_step
 from electra_tf.training import progress as progress_lib
-
-
-class TrainingError(errors.ElectraError):
-  """Training cannot go on (a non-finite loss, unreadable data)."""
 
 
 @dataclasses.dataclass
@@ -50,41 +48,13 @@ class RunResult:
   stop_signal: Optional[int] = None  # SIGTERM/SIGINT that stopped the run
 
 
-def _reduce(strategy, per_replica):
-  return {k: strategy.reduce(
-      tf.distribute.ReduceOp.MEAN if k in pretrain_step.REPLICATED_SUMS
-      else tf.distribute.ReduceOp.SUM, v, axis=None)
-          for k, v in per_replica.items()}
-
-
-def _loop_function(strategy, replica_fn, jit_compile, loss_weights):
-  """A tf.function running `num_steps` replicated steps; returns the sums."""
-  compiled = tf.function(replica_fn, jit_compile=True) if jit_compile else (
-      replica_fn)
-
-  @tf.function
-  def run(iterator, num_steps):
-    sums = pretrain_step.empty_training_sums(loss_weights,
-                                             "disc" in loss_weights)
-    sums["nonfinite_steps"] = tf.zeros([], tf.float32)
-    for _ in tf.range(num_steps):
-      step_sums = _reduce(strategy,
-                          strategy.run(compiled, args=(next(iterator),)))
-      step_sums["nonfinite_steps"] = tf.cast(
-          ~tf.math.is_finite(step_sums["loss"]), tf.float32)
-      sums = {k: sums[k] + step_sums[k] for k in sums}
-    return sums
-
-  return run
-
-
 def training_losses(loss_weights, sums):
   """Mean loss of each term over a host loop, and the weighted total."""
-  out = {}
-  for name in loss_weights:
-    out[f"{name}_loss"] = float(sums[f"{name}_loss_numerator"]) / (
-        float(sums[f"{name}_loss_denominator"]) + losses.DENOMINATOR_EPS)
-  out["total_loss"] = sum(w * out[f"{n}_loss"] for n, w in loss_weights.items())
+  parts = {name: (float(sums[f"{name}_loss_numerator"]),
+                  float(sums[f"{name}_loss_denominator"]))
+           for name in loss_weights}
+  out = {f"{name}_loss": losses.mean_of(*parts[name]) for name in parts}
+  out["total_loss"] = losses.weighted_total(loss_weights, parts)
   return out
 
 
@@ -117,6 +87,14 @@ class _StopRequest:
       signal.signal(sig, handler)
 
 
+def pretraining_optimizer(config, variables):
+  """The optimizer a `PretrainingConfig` asks for, built over `variables`."""
+  return optimization.create_optimizer(
+      variables, config.learning_rate, config.num_train_steps,
+      config.num_warmup_steps, config.weight_decay_rate,
+      config.lr_decay_power, lamb=config.optimizer == "lamb")
+
+
 def build_model_and_optimizer(config, strategy, special_ids):
   """Model, optimizer (built over its variables) and float16 loss scale.
 
@@ -129,7 +107,7 @@ def build_model_and_optimizer(config, strategy, special_ids):
         config, special_ids=special_ids,
         dtype=precision.dtype_policy(config.precision))
     model.build()
-    optimizer = optimization.create_optimizer(config, model.trainable_variables)
+    optimizer = pretraining_optimizer(config, model.trainable_variables)
     loss_scale = (loss_scale_lib.DynamicLossScale()
                   if config.precision == "mixed_float16" else None)
   return model, optimizer, loss_scale
@@ -198,10 +176,12 @@ def _pretrain(config, strategy, model_dir, train_files, special_ids,
 
   iterator = iter(_distributed_dataset(strategy, config, train_files, step))
   train_step = pretrain_step.PretrainStep(model, optimizer, loss_scale)
-  run_steps = _loop_function(
+  run_steps = host_loop.chunk_function(
       strategy, lambda features: train_step(features, training=True),
-      config.jit_compile and not distribute.is_tpu(strategy)
-      and strategy.num_replicas_in_sync == 1, model.loss_weights)
+      distribute.compiles_step(strategy, config.jit_compile),
+      lambda: pretrain_step.empty_training_sums(
+          model.loss_weights, "disc" in model.loss_weights),
+      pretrain_step.REPLICATED_SUMS)
   flops = sizes.pretraining_flops_per_sequence(config) * config.train_batch_size
   tracker = progress_lib.Progress(step, total, config.train_batch_size, flops,
                                   peak_flops)
@@ -216,8 +196,11 @@ def _pretrain(config, strategy, model_dir, train_files, special_ids,
       model_dir)
   with _StopRequest() as stop:
     while step < total:
-      chunk = _next_chunk(step, total, config)
-      sums = _run_chunk(run_steps, iterator, chunk, step, checkpoints)
+      chunk = host_loop.next_chunk(
+          step, total, config.iterations_per_loop, config.log_every_steps,
+          config.save_checkpoints_steps)
+      sums = host_loop.run_chunk(run_steps, iterator, chunk, step,
+                                 checkpoints.latest)
       step = int(optimizer.iterations.numpy())
       values = _log_chunk(model.loss_weights, sums, chunk, step, tracker,
                           writer, optimizer)
@@ -243,41 +226,13 @@ def _pretrain(config, strategy, model_dir, train_files, special_ids,
   return result
 
 
-def _next_chunk(step, total, config):
-  """Steps in the next host call: up to the loop size, the end or a save."""
-  loop = config.iterations_per_loop
-  if config.log_every_steps:
-    loop = min(loop, config.log_every_steps)
-  to_save = config.save_checkpoints_steps - step % config.save_checkpoints_steps
-  return max(1, min(loop, total - step, to_save))
-
-
-def _run_chunk(run_steps, iterator, chunk, step, checkpoints):
-  try:
-    sums = run_steps(iterator, tf.constant(chunk))
-  except (tf.errors.InvalidArgumentError, tf.errors.DataLossError) as e:
-    raise TrainingError(
-        f"unreadable training data near step {step}: "
-        f"{errors.first_line(e)} (last checkpoint: "
-        f"{checkpoints.latest})") from None
-  sums = {k: v.numpy() for k, v in sums.items()}
-  if sums["nonfinite_steps"] > 0:
-    raise TrainingError(
-        f"non-finite loss in steps {step + 1}-{step + chunk}; stopped without "
-        f"saving (last good checkpoint: {checkpoints.latest})")
-  return sums
-
-
 def _log_chunk(loss_weights, sums, chunk, step, tracker, writer, optimizer):
   values = training_losses(loss_weights, sums)
   values.update(metrics.finalize(sums))
   values["learning_rate"] = float(optimizer.current_learning_rate())
   values["grad_norm"] = float(sums["grad_norm"]) / chunk
   values.update(tracker.update(step))
-  with writer.as_default(step=step):
-    for key, value in values.items():
-      if key != "eta_seconds":
-        tf.summary.scalar(key, value)
+  host_loop.write_scalars(writer, step, values)
   line = (f"step {step}/{tracker.total_steps} "
           f"({100.0 * step / tracker.total_steps:.1f}%) | "
           f"loss {values['total_loss']:.4f}")
@@ -315,7 +270,7 @@ def evaluate(config, strategy, model_dir, eval_files, special_ids=None,
   def eval_batch(features, index):
     per_replica = strategy.run(
         lambda f: pretrain_step.eval_sums(model, f, index), args=(features,))
-    return _reduce(strategy, per_replica)
+    return host_loop.reduce_sums(strategy, per_replica)
 
   totals, batches = None, 0
   limit = num_steps or config.num_eval_steps

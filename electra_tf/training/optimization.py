@@ -159,14 +159,17 @@ def variable_key(var):
   return _tf_variable(var).ref()
 
 
-def create_optimizer(config, variables, lr_multipliers=None):
-  """The optimizer a `PretrainingConfig` asks for, built over `variables`."""
+def create_optimizer(variables, learning_rate, num_train_steps,
+                     num_warmup_steps, weight_decay_rate=0.01,
+                     lr_decay_power=1.0, lamb=False, lr_multipliers=None):
+  """AdamW (or LAMB) on the original schedule (linear warmup, then
+  polynomial decay to 0 at `num_train_steps`), built over `variables`."""
   def schedule(step):
-    return learning_rate_at(step, config.learning_rate, config.num_train_steps,
-                            config.num_warmup_steps, config.lr_decay_power)
+    return learning_rate_at(step, learning_rate, num_train_steps,
+                            num_warmup_steps, lr_decay_power)
   optimizer = AdamWeightDecay(
-      schedule, weight_decay_rate=config.weight_decay_rate,
-      lamb=config.optimizer == "lamb", lr_multipliers=lr_multipliers)
+      schedule, weight_decay_rate=weight_decay_rate, lamb=lamb,
+      lr_multipliers=lr_multipliers)
   optimizer.build(variables)
   return optimizer
 

@@ -1,9 +1,10 @@
 """One pretraining step as seen by one replica.
 
 The step normalises the losses by GLOBAL counts: each replica divides its
-loss numerators by the denominators summed over all replicas, gradients are
-summed over replicas, clipped, and applied identically everywhere. N replicas
-thus compute exactly what one device computes for the same global batch.
+loss numerators by the denominators summed over all replicas; the rest is
+`replica_step`'s (gradients summed over replicas, clipped once, applied
+identically everywhere). N replicas thus compute exactly what one device
+computes for the same global batch.
 """
 
 import tensorflow as tf
@@ -11,21 +12,7 @@ import tensorflow as tf
 from electra_tf.pretraining import health
 from electra_tf.pretraining import losses
 from electra_tf.pretraining import metrics
-from electra_tf.training import optimization
-
-
-def all_reduce_sum(values):
-  context = tf.distribute.get_replica_context()
-  if context is None or context.num_replicas_in_sync == 1:
-    return values
-  return context.all_reduce(tf.distribute.ReduceOp.SUM, values)
-
-
-def _replica_offset(batch_size):
-  """Global index of this replica's first example, for the noise."""
-  context = tf.distribute.get_replica_context()
-  replica = 0 if context is None else context.replica_id_in_sync_group
-  return tf.cast(replica, tf.int32) * batch_size
+from electra_tf.training import replica_step
 
 
 def replica_loss(loss_weights, outputs):
@@ -34,10 +21,11 @@ def replica_loss(loss_weights, outputs):
   Each term's numerator is divided by its denominator summed over replicas.
   """
   names = list(loss_weights)
-  denominators = all_reduce_sum(
+  denominators = replica_step.all_reduce_sum(
       [tf.stop_gradient(outputs[f"{n}_loss_denominator"]) for n in names])
-  return sum(loss_weights[n] * (outputs[f"{n}_loss_numerator"] / (
-      d + losses.DENOMINATOR_EPS)) for n, d in zip(names, denominators))
+  return losses.weighted_total(loss_weights, {
+      n: (outputs[f"{n}_loss_numerator"], d)
+      for n, d in zip(names, denominators)})
 
 
 class PretrainStep:
@@ -57,32 +45,24 @@ class PretrainStep:
 
   def gradients(self, features, training=True, noise=None):
     """Returns (summed-over-replicas gradients, replica loss, outputs)."""
-    variables = self.model.trainable_variables
     batch_size = tf.shape(features["input_ids"])[0]
-    with tf.GradientTape() as tape:
+
+    def loss_fn():
       outputs = self.model(
           features, training=training, noise=noise, seed=self.config.seed,
           step=self.optimizer.iterations,
-          example_offset=_replica_offset(batch_size))
-      loss = replica_loss(self.model.loss_weights, outputs)
-      scaled = loss if self.loss_scale is None else self.loss_scale.scale(loss)
-    grads = tape.gradient(scaled, variables)
-    grads = [tf.zeros_like(v) if g is None else tf.convert_to_tensor(g)
-             for g, v in zip(grads, variables)]
-    grads = all_reduce_sum(grads)
-    if self.loss_scale is not None:
-      grads = self.loss_scale.unscale(grads)
-    return grads, loss, outputs
+          example_offset=replica_step.replica_offset(batch_size))
+      return replica_loss(self.model.loss_weights, outputs), outputs
+
+    return replica_step.gradients(loss_fn, self.model.trainable_variables,
+                                  self.loss_scale)
 
   def __call__(self, features, training=True, noise=None):
     """Runs one step; returns this replica's metric sums (plus the loss)."""
     grads, loss, outputs = self.gradients(features, training, noise)
-    grads, norm = optimization.clip_by_global_norm(grads)
-    if self.loss_scale is None:
-      self.optimizer.apply(grads, self.model.trainable_variables)
-    else:
-      self.loss_scale.apply_if_finite(self.optimizer, grads, norm,
-                                      self.model.trainable_variables)
+    norm = replica_step.apply_clipped(self.optimizer, grads,
+                                      self.model.trainable_variables,
+                                      self.loss_scale)
     return training_sums(self.model.loss_weights, outputs, loss, norm)
 
 
@@ -118,7 +98,7 @@ def empty_training_sums(loss_weights, has_discriminator):
 def eval_sums(model, features, batch_index):
   """Metric sums of one eval batch: no dropout, noise seeded by batch."""
   outputs = model(features, training=False, step=batch_index,
-                  example_offset=_replica_offset(
+                  example_offset=replica_step.replica_offset(
                       tf.shape(features["input_ids"])[0]))
   sums = metrics.metric_sums(outputs)
   sums.update(health.health_sums(outputs, features["input_mask"]))

@@ -8,7 +8,7 @@ import tensorflow as tf
 import electra_tf
 from electra_tf.checkpoints import tf1_names
 from electra_tf.pretraining import ablations
-from electra_tf.training import optimization
+from electra_tf.training import loop
 from electra_tf.training import pretrain_step
 
 HPARAMS = {"vocab_size": 160, "embedding_size": 16, "max_seq_length": 12,
@@ -38,7 +38,7 @@ def test_each_objective_fits_a_fixed_batch(hparams):
   config = electra_tf.PretrainingConfig.from_hparams({**HPARAMS, **hparams})
   model = electra_tf.ElectraPretrainer(config)
   model.build()
-  optimizer = optimization.create_optimizer(config, model.trainable_variables)
+  optimizer = loop.pretraining_optimizer(config, model.trainable_variables)
   step = tf.function(pretrain_step.PretrainStep(model, optimizer))
   features = batch()
   # ELECTRA 15%'s discriminator targets move as the generator memorises the

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from electra_tf.checkpoints import tf1_names
-from electra_tf.training import optimization
+from electra_tf.training import loop
 from electra_tf.training import pretrain_step
 
 # Per tensor, relative to the tensor's largest magnitude: an absolute
@@ -26,7 +26,7 @@ def assert_close_per_tensor(ours, theirs, name):
 
 def golden_step(golden):
   model = golden.loaded_pretrainer(lr_decay_power=0.0)
-  optimizer = optimization.create_optimizer(model.config,
+  optimizer = loop.pretraining_optimizer(model.config,
                                             model.trainable_variables)
   optimizer.iterations.assign(golden.info["train_step"]["start_global_step"])
   return model, optimizer, pretrain_step.PretrainStep(model, optimizer)

@@ -13,6 +13,7 @@ from electra_tf.checkpoints import object_format
 from electra_tf.checkpoints import tf1_names
 from electra_tf.data import pretrain_pipeline
 from electra_tf.training import checkpointing
+from electra_tf.training import host_loop
 from electra_tf.training import loop
 from electra_tf.training import optimization
 from electra_tf.training import pretrain_step
@@ -122,7 +123,7 @@ def test_nan_loss_stops_and_names_the_last_good_checkpoint(shards, tmp_path):
   config = tiny_config(num_train_steps=2)
   loop.pretrain(config, tf.distribute.get_strategy(), model_dir, shards)
   poisoned = config.override(num_train_steps=4, gen_weight=float("nan"))
-  with pytest.raises(loop.TrainingError,
+  with pytest.raises(host_loop.TrainingError,
                      match=r"non-finite loss in steps 3-4; stopped without "
                            r"saving \(last good checkpoint: .*ckpt-2\)"):
     loop.pretrain(poisoned, tf.distribute.get_strategy(), model_dir, shards)
@@ -171,7 +172,7 @@ def test_bad_shards_are_named(tmp_path):
   data[len(data) // 2:len(data) // 2 + 64] = b"\xff" * 64
   corrupt = tmp_path / "corrupt.tfrecord"
   corrupt.write_bytes(bytes(data))
-  with pytest.raises(loop.TrainingError, match="unreadable training data"):
+  with pytest.raises(host_loop.TrainingError, match="unreadable training data"):
     loop.pretrain(config.override(num_train_steps=40), strategy,
                   str(tmp_path / "m2"), [str(corrupt)])
 
