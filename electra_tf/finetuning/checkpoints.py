@@ -17,17 +17,14 @@ A trial dir holds `ckpt-<step>` (model, optimizer and dropout states),
 `load_finetuned_model` rebuilds the model from them for export.
 """
 
-import json
 import os
 
 import tensorflow as tf
-from absl import logging
 
 from electra_tf import errors
-from electra_tf import hparams as hparams_lib
-from electra_tf import output_files
 from electra_tf.checkpoints import object_format
 from electra_tf.checkpoints import original_format
+from electra_tf.checkpoints import run_records
 from electra_tf.checkpoints import tf1_names
 from electra_tf.finetuning import config as config_lib
 from electra_tf.finetuning import model as model_lib
@@ -70,7 +67,7 @@ def trial_settings(config, seed, data_fingerprint):
   settings = {k: v for k, v in config.to_dict().items()
               if k not in NOT_TRAINING_KEYS}
   settings.update(trial_seed=seed, data=data_fingerprint)
-  return json.loads(json.dumps(settings, sort_keys=True, default=str))
+  return run_records.normalised(settings)
 
 
 def claim_trial(model_dir, settings, overwrite=False):
@@ -81,45 +78,19 @@ def claim_trial(model_dir, settings, overwrite=False):
   keys that differ, unless `overwrite`, which wipes it first (as the
   original always did).
   """
-  path = os.path.join(model_dir, TRIAL_FILE)
-  if tf.io.gfile.exists(path):
-    with tf.io.gfile.GFile(path) as f:
-      recorded = json.load(f)
-    changed = hparams_lib.differing_keys(recorded, settings)
-    if changed and not overwrite:
-      shown = ", ".join(changed[:6]) + (" ..." if len(changed) > 6 else "")
-      raise errors.ConfigError(
-          f"{model_dir} holds a trial trained with other settings ({shown} "
-          "differ); pass --overwrite to retrain it, or use another "
-          "model_dir")
-    if not changed:
-      return
-  if overwrite and tf.io.gfile.exists(model_dir):
-    logging.info("--overwrite: removing %s", model_dir)
-    tf.io.gfile.rmtree(model_dir)
-  output_files.write_atomically(
-      path, json.dumps(settings, indent=1, sort_keys=True))
+  run_records.claim(model_dir, TRIAL_FILE, settings, "a trial",
+                    "pass --overwrite to retrain it, or use another "
+                    "model_dir", overwrite)
 
 
 def record_run(model_dir, config, label_lists):
   """Writes config and labels; refuses a dir made for another model."""
-  path = os.path.join(model_dir, CONFIG_FILE)
   current = config.to_dict()
-  if tf.io.gfile.exists(path):
-    with tf.io.gfile.GFile(path) as f:
-      saved = json.load(f)
-    changed = [k for k in config_lib.ARCHITECTURE_KEYS
-               if saved.get(k) != current[k]]
-    if changed:
-      raise errors.ConfigError(
-          f"model dir {model_dir} holds a run of another model ("
-          f"{', '.join(changed)} differ); use a new model_dir")
-  tf.io.gfile.makedirs(model_dir)
-  for name, value in ((CONFIG_FILE, current),
-                      (LABELS_FILE, {k: list(v)
-                                     for k, v in label_lists.items()})):
-    with tf.io.gfile.GFile(os.path.join(model_dir, name), "w") as f:
-      json.dump(value, f, indent=1, sort_keys=True)
+  run_records.refuse_other_model(model_dir, CONFIG_FILE, current,
+                                 config_lib.ARCHITECTURE_KEYS)
+  run_records.write_json(os.path.join(model_dir, CONFIG_FILE), current)
+  run_records.write_json(os.path.join(model_dir, LABELS_FILE),
+                         {k: list(v) for k, v in label_lists.items()})
 
 
 def load_finetuned_model(path, task_name=None, dtype=None):
@@ -139,11 +110,10 @@ def load_finetuned_model(path, task_name=None, dtype=None):
   model_dir = os.path.dirname(prefix)
   saved = {}
   for name in (CONFIG_FILE, LABELS_FILE):
-    file = os.path.join(model_dir, name)
-    if not tf.io.gfile.exists(file):
-      raise errors.CheckpointError(f"{file} not found next to {prefix}")
-    with tf.io.gfile.GFile(file) as f:
-      saved[name] = json.load(f)
+    saved[name] = run_records.read_json(os.path.join(model_dir, name))
+    if saved[name] is None:
+      raise errors.CheckpointError(
+          f"{os.path.join(model_dir, name)} not found next to {prefix}")
   config = config_lib.FinetuningConfig.from_hparams(saved[CONFIG_FILE])
   if task_name is None:
     if len(config.task_names) != 1:

@@ -1,6 +1,6 @@
 """Raw text -> model features, in-graph (for exported SavedModels).
 
-Tokens equal `FullTokenizer`'s (see `data/tf_tokenizer.py`). Pairs are
+Tokens equal `FullTokenizer`'s (see `tokenization/tf_tokenizer.py`). Pairs are
 truncated as the original's finetuning does: the longer segment loses a
 token until both fit, which is what round-robin trimming keeps; a pair
 whose second text has no tokens is framed as a single text.

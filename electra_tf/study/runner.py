@@ -19,6 +19,7 @@ from absl import logging
 import tensorflow as tf
 
 from electra_tf import errors
+from electra_tf.checkpoints import run_records
 from electra_tf.data import dataset_checks
 from electra_tf.finetuning import runner as finetuning_runner
 from electra_tf.study import budget
@@ -139,7 +140,7 @@ class Study:
     special_ids = dataset_checks.special_token_ids(config)
     run_dir = pretrain_dir(self.output_dir, label, seed)
     path = os.path.join(run_dir, EVAL_RECORD)
-    record = sub_runs.read_json(path) or {}
+    record = run_records.read_json(path) or {}
     for step in steps:
       if str(step) in record:
         continue
@@ -152,7 +153,7 @@ class Study:
           config, self.strategy, os.path.join(run_dir, f"eval-{step}"),
           self.data.eval_files, special_ids, init_checkpoint=checkpoint)
       record[str(step)] = {k: float(v) for k, v in metrics.items()}
-      sub_runs.write_json_atomically(path, record)
+      run_records.write_json(path, record)
     return {int(k): v for k, v in record.items()}
 
   # ------------------------------------------------------------ finetuning
@@ -170,13 +171,13 @@ class Study:
                              "data": self.data.fingerprint})
     results_path = config.results_txt[:-len(".txt")] + ".json"
     cost = study_tasks.finetune_cost(self.tasks[task_name], pretrain_config)
-    done = sub_runs.read_json(results_path)
+    done = run_records.read_json(results_path)
     timer = progress_lib.Timer()
     if done is None or not done.get("trials"):
       self.seconds_left()
       with timer:
         finetuning_runner.run_finetuning(config, self.strategy)
-      done = sub_runs.read_json(results_path)
+      done = run_records.read_json(results_path)
     self.progress.finished(f"finetuning {init} on {task_name} seed {seed}",
                            cost, timer.seconds)
     return collect.split_metrics(done["trials"][0], task_name)
@@ -241,7 +242,7 @@ class Study:
 
   def tfidf_scores(self):
     path = os.path.join(self.output_dir, "reference", "tfidf.json")
-    scores = sub_runs.read_json(path)
+    scores = run_records.read_json(path)
     if scores is None:
       with progress_lib.Timer() as timer:
         scores = {name: tfidf_reference.reference_scores(
@@ -249,7 +250,7 @@ class Study:
             self.study.headline_split)
                   for name, study_task in self.tasks.items()
                   if tfidf_reference.supports(study_task.task)}
-      sub_runs.write_json_atomically(path, scores)
+      run_records.write_json(path, scores)
       self.progress.finished("TF-IDF reference", progress_lib.REFERENCE_COST,
                              timer.seconds)
     return scores

@@ -6,9 +6,11 @@ SentencePiece), the in-graph WordPiece tokenizer with the same output, the
 batched line tokenizers of the dataset builder, vocab learning, and the one
 way to read any vocab and check it against an embedding (`vocab_files`).
 
-Dependencies point one way: `char_classes`, `vocab_files` <- `special_tokens`
-<- `basic_tokenizer`, `wordpiece`, `sentencepiece_tokenizer` <- `from_files`
-<- `tf_tokenizer` <- `line_tokenizers` <- `vocab_builder`.
+Dependencies point one way: each module imports only modules listed before
+it in `char_classes`, `vocab_files`, `special_tokens`, `basic_tokenizer`,
+`wordpiece`, `sentencepiece_tokenizer`, `from_files`, `tf_tokenizer`,
+`line_tokenizers`, `vocab_learning`. Nothing here reads corpora; that is
+`data/` (e.g. `data/vocab_from_corpus.py`).
 """
 
 from electra_tf.tokenization.basic_tokenizer import BasicTokenizer

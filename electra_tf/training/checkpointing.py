@@ -10,7 +10,6 @@ The model dir also holds `config.json`; a run whose model differs from the
 one saved there stops before anything is overwritten.
 """
 
-import json
 import os
 import tempfile
 
@@ -23,6 +22,7 @@ from electra_tf import output_files
 from electra_tf.checkpoints import intact
 from electra_tf.checkpoints import object_format
 from electra_tf.checkpoints import original_format
+from electra_tf.checkpoints import run_records
 from electra_tf.checkpoints import tf1_names
 
 CONFIG_FILE = "config.json"
@@ -37,17 +37,8 @@ ARCHITECTURE_KEYS = config_lib.ENCODER_KEYS + (
 
 def check_config(model_dir, config):
   """Refuses a model dir whose recorded config is of another model."""
-  path = os.path.join(model_dir, CONFIG_FILE)
-  if tf.io.gfile.exists(path):
-    with tf.io.gfile.GFile(path) as f:
-      saved = json.load(f)
-    current = config.to_dict()
-    changed = [f"{k}: {saved.get(k)!r} in the model dir, {current[k]!r} now"
-               for k in ARCHITECTURE_KEYS if saved.get(k) != current[k]]
-    if changed:
-      raise errors.ConfigError(
-          f"model dir {model_dir} holds a run of another model config ("
-          + "; ".join(changed) + "); use a new model dir")
+  run_records.refuse_other_model(model_dir, CONFIG_FILE, config.to_dict(),
+                                 ARCHITECTURE_KEYS)
 
 
 def record_config(model_dir, config):
