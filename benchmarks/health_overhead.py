@@ -33,9 +33,10 @@ from electra_tf import config as config_lib
 from electra_tf import tokenization
 from electra_tf.data import dataset_checks
 from electra_tf.data import tfrecords
+from electra_tf.pretraining import health_monitor
+from electra_tf.pretraining import train_loop
 from electra_tf.training import distribute
-from electra_tf.training import health_monitor
-from electra_tf.training import loop
+from electra_tf.training import host_loop
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("demo_dir", "electra_demo",
@@ -50,20 +51,20 @@ flags.DEFINE_string("output_json", None, "Also write the results here.")
 
 
 class _Timings:
-  """Wraps the loop's chunk runner and the monitor's check with timers."""
+  """Wraps the host loop's chunk runner and the monitor's check with timers."""
 
   def __init__(self):
     self.chunks = []  # (steps, seconds)
     self.checks = []  # (step, seconds, verdict message)
-    self._run_chunk = loop._run_chunk  # pylint: disable=protected-access
+    self._run_chunk = host_loop.run_chunk
     self._check = health_monitor.HealthMonitor.check
 
   def __enter__(self):
     timings = self
 
-    def run_chunk(run_steps, iterator, chunk, step, checkpoints):
+    def run_chunk(run, iterator, chunk, step, last_checkpoint):
       started = time.perf_counter()
-      sums = timings._run_chunk(run_steps, iterator, chunk, step, checkpoints)
+      sums = timings._run_chunk(run, iterator, chunk, step, last_checkpoint)
       timings.chunks.append((chunk, time.perf_counter() - started))
       return sums
 
@@ -74,12 +75,12 @@ class _Timings:
                              verdict.message()))
       return verdict
 
-    loop._run_chunk = run_chunk  # pylint: disable=protected-access
+    host_loop.run_chunk = run_chunk
     health_monitor.HealthMonitor.check = check
     return self
 
   def __exit__(self, *exc):
-    loop._run_chunk = self._run_chunk  # pylint: disable=protected-access
+    host_loop.run_chunk = self._run_chunk
     health_monitor.HealthMonitor.check = self._check
 
 
@@ -95,9 +96,9 @@ def _one_run(setting, hparams, demo_dir, strategy):
   held_out = tfrecords.finished_shards(os.path.join(demo_dir, "data", "eval"))
   with tempfile.TemporaryDirectory() as model_dir, _Timings() as timings:
     started = time.perf_counter()
-    loop.pretrain(config, strategy, model_dir, train,
-                  dataset_checks.special_token_ids(config),
-                  health_files=held_out)
+    train_loop.pretrain(config, strategy, model_dir, train,
+                        dataset_checks.special_token_ids(config),
+                        health_files=held_out)
     wall = time.perf_counter() - started
   timed = timings.chunks[1:]
   steps = sum(chunk for chunk, _ in timed)

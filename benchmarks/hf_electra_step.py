@@ -1,7 +1,7 @@
 """The ELECTRA pretraining step in Hugging Face transformers (PyTorch).
 
 Only `benchmarks/pretrain_throughput.py` uses this, to time the same step as
-`electra_tf.training.pretrain_step.PretrainStep` in another framework. It
+`electra_tf.pretraining.train_step.PretrainStep` in another framework. It
 follows the original recipe: dynamic masking (positions drawn with
 replacement, 85% [MASK]), a generator (`ElectraForMaskedLM`) scored at the N
 masked slots only, Gumbel-max sampling without gradient, an

@@ -32,9 +32,9 @@ import cpu_measurements
 from electra_tf import config as config_lib
 from electra_tf import tokenization
 from electra_tf.modeling import sizes
+from electra_tf.pretraining import train_loop
+from electra_tf.pretraining import train_step
 from electra_tf.tokenization import special_tokens
-from electra_tf.training import loop
-from electra_tf.training import pretrain_step
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("preset", "electra_small", "Pretraining preset.")
@@ -161,9 +161,9 @@ TF_MODES = {"xla": (True, "XLA (jit_compile)"),
 def tf_implementation(config, special_ids, batch, mode):
   """Our `PretrainStep`, compiled as `training.loop` compiles it."""
   jit_compile, execution = TF_MODES[mode]
-  model, optimizer, loss_scale = loop.build_model_and_optimizer(
+  model, optimizer, loss_scale = train_loop.build_model_and_optimizer(
       config, tf.distribute.get_strategy(), special_ids)
-  step = pretrain_step.PretrainStep(model, optimizer, loss_scale)
+  step = train_step.PretrainStep(model, optimizer, loss_scale)
   compiled = tf.function(lambda f: step(f, training=True),
                          jit_compile=jit_compile)
   features = {k: tf.constant(v) for k, v in batch.items()}

@@ -10,8 +10,8 @@ from electra_tf import output_files
 from electra_tf import run_lock
 from electra_tf.cli import build_data
 from electra_tf.cli import build_vocab
+from electra_tf.pretraining import train_loop
 from electra_tf.serving import export
-from electra_tf.training import loop
 from tests.test_run_lock import build_argv
 from tests.test_run_lock import write_corpus
 from tests.training.conftest import shards  # noqa: F401 (fixture)
@@ -102,8 +102,8 @@ def test_pretraining_refuses_an_unwritable_model_dir(
     under_a_file, shards):  # noqa: F811
   with pytest.raises(errors.ConfigError,
                      match=f"cannot create {under_a_file}: "):
-    loop.pretrain(tiny_config(), tf.distribute.get_strategy(), under_a_file,
-                  shards)
+    train_loop.pretrain(tiny_config(), tf.distribute.get_strategy(),
+                        under_a_file, shards)
 
 
 def test_pretraining_removes_what_a_killed_run_left(
@@ -113,8 +113,9 @@ def test_pretraining_removes_what_a_killed_run_left(
   (model_dir / "ckpt-2_temp" / "part-00000-of-00001.data-00000-of-00001"
    ).write_text("")
   (model_dir / "config.json.tmp").write_text("{")
-  result = loop.pretrain(tiny_config(num_train_steps=2),
-                         tf.distribute.get_strategy(), str(model_dir), shards)
+  result = train_loop.pretrain(tiny_config(num_train_steps=2),
+                               tf.distribute.get_strategy(), str(model_dir),
+                               shards)
   assert result.step == 2
   names = os.listdir(model_dir)
   assert not [n for n in names if "_temp" in n or ".tmp" in n], names

@@ -14,7 +14,7 @@ from electra_tf import errors
 from electra_tf import run_lock
 from electra_tf.cli import build_data
 from electra_tf.data import tfrecords
-from electra_tf.training import loop
+from electra_tf.pretraining import train_loop
 from tests.data.conftest import DATA_BUILDER
 from tests.training.conftest import tiny_config
 
@@ -45,8 +45,8 @@ def test_the_lock_of_a_dead_run_is_taken_over(tmp_path):
 def test_a_second_pretraining_run_on_one_model_dir_is_refused(tmp_path):
   with run_lock.RunLock(str(tmp_path / "m")):
     with pytest.raises(errors.ElectraError, match="in use by another run"):
-      loop.pretrain(tiny_config(), tf.distribute.get_strategy(),
-                    str(tmp_path / "m"), ["unused"])
+      train_loop.pretrain(tiny_config(), tf.distribute.get_strategy(),
+                          str(tmp_path / "m"), ["unused"])
 
 
 def write_corpus(folder, files, lines_per_file):

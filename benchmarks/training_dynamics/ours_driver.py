@@ -5,8 +5,8 @@
 
 The counterpart of `original_driver.py`, with the same outputs in
 `--run_dir` (`model/`, `train.jsonl`, `eval.json`, `config.json`), through
-the library calls `electra-pretrain` makes: `loop.pretrain` (which resumes
-from `model/`), then `loop.evaluate` on each checkpoint. `--hparams` is an
+the library calls `electra-pretrain` makes: `train_loop.pretrain` (which resumes
+from `model/`), then `train_loop.evaluate` on each checkpoint. `--hparams` is an
 original-style JSON object over the `preset` it names; its `seed` seeds
 initial weights, dropout, masking, sampling and the data order.
 """
@@ -21,8 +21,8 @@ import tensorflow as tf
 
 from electra_tf import config as config_lib
 from electra_tf.data import dataset_checks
+from electra_tf.pretraining import train_loop
 from electra_tf.training import distribute
-from electra_tf.training import loop
 
 import run_files
 
@@ -41,7 +41,8 @@ def load_config(path):
 
 
 def train_log(model_dir):
-  """The losses `loop.pretrain` wrote to TensorBoard, one row per host loop."""
+  """The losses `train_loop.pretrain` wrote to TensorBoard, one row per host
+  loop."""
   rows = {}
   for path in sorted(tf.io.gfile.glob(os.path.join(model_dir, "train",
                                                    "events.*"))):
@@ -54,7 +55,7 @@ def train_log(model_dir):
 
 
 def checkpoints(model_dir):
-  """step -> path of every checkpoint `loop.pretrain` kept."""
+  """step -> path of every checkpoint `train_loop.pretrain` kept."""
   state = tf.train.get_checkpoint_state(model_dir)
   paths = state.all_model_checkpoint_paths if state else []
   return {path.rsplit("-", 1)[-1]: path for path in paths}
@@ -62,14 +63,15 @@ def checkpoints(model_dir):
 
 def evaluate_checkpoint(config, strategy, run_dir, step, checkpoint,
                         eval_files, num_batches):
-  """The original's eval metrics of one checkpoint (`loop.evaluate`)."""
+  """The original's eval metrics of one checkpoint (`train_loop.evaluate`)."""
   # A model dir without checkpoints, so `evaluate` restores `checkpoint`.
   scratch = os.path.join(run_dir, "eval_dirs", step)
   if tf.io.gfile.exists(scratch):
     tf.io.gfile.rmtree(scratch)
-  metrics = loop.evaluate(config, strategy, scratch, eval_files,
-                          dataset_checks.special_token_ids(config),
-                          num_steps=num_batches, init_checkpoint=checkpoint)
+  metrics = train_loop.evaluate(
+      config, strategy, scratch, eval_files,
+      dataset_checks.special_token_ids(config), num_steps=num_batches,
+      init_checkpoint=checkpoint)
   if metrics["eval_batches"] != num_batches:
     raise ValueError(f"{eval_files} holds fewer than {num_batches} batches")
   return metrics
@@ -85,7 +87,8 @@ def main(argv):
   strategy = distribute.build_strategy("default")
   model_dir = os.path.join(FLAGS.run_dir, "model")
   special_ids = dataset_checks.special_token_ids(config)
-  loop.pretrain(config, strategy, model_dir, FLAGS.train_data, special_ids)
+  train_loop.pretrain(config, strategy, model_dir, FLAGS.train_data,
+                      special_ids)
   with open(os.path.join(FLAGS.run_dir, "train.jsonl"), "w") as f:
     f.writelines(json.dumps(row) + "\n" for row in train_log(model_dir))
   run_files.evaluate_each(

@@ -27,10 +27,10 @@ from electra_tf.data import tfrecords
 from electra_tf.data import vocab_from_corpus
 from electra_tf.pretraining import health
 from electra_tf.pretraining import model as model_lib
+from electra_tf.pretraining import train_loop
 from electra_tf.serving import encoder_module
 from electra_tf.tokenization import vocab_files
 from electra_tf.training import distribute
-from electra_tf.training import loop
 from electra_tf.training import progress
 
 DEMO_PRESET = "tiny"
@@ -118,7 +118,7 @@ def run_demo(demo_dir, text_patterns=None, hparams=None, max_seconds=None):
   special_ids = dataset_checks.special_token_ids(config)
   strategy = distribute.build_strategy("auto")
   model_dir = os.path.join(demo_dir, "model")
-  result = loop.pretrain(
+  result = train_loop.pretrain(
       config, strategy, model_dir, train, special_ids,
       max_seconds=max_seconds,
       peak_flops=progress.measure_matmul_peak() * strategy.num_replicas_in_sync,
@@ -131,8 +131,8 @@ def run_demo(demo_dir, text_patterns=None, hparams=None, max_seconds=None):
     summary["stopped_early"] = True
     summary["stop_signal"] = result.stop_signal
     return summary
-  summary["eval"] = loop.evaluate(config, strategy, model_dir, held_out,
-                                  special_ids, num_steps=0)
+  summary["eval"] = train_loop.evaluate(config, strategy, model_dir, held_out,
+                                        special_ids, num_steps=0)
   summary["export"] = _export(config, model_dir, vocab_file,
                               os.path.join(demo_dir, "export"), special_ids)
   summary["probe"] = _probe(files[-1], summary["export"], vocab_file)

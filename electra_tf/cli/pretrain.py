@@ -21,8 +21,8 @@ from electra_tf.cli import demo
 from electra_tf.cli import entry_point
 from electra_tf.data import dataset_checks
 from electra_tf.data import pretrain_pipeline
+from electra_tf.pretraining import train_loop
 from electra_tf.training import distribute
-from electra_tf.training import loop
 from electra_tf.training import progress
 
 NAME = "electra-pretrain"
@@ -136,7 +136,7 @@ def pretrain(fv):
     peak = fv.peak_tflops * 1e12 if fv.peak_tflops else (
         progress.measure_matmul_peak() * strategy.num_replicas_in_sync)
     held_out = fv.eval_data or config.eval_tfrecords
-    result = loop.pretrain(
+    result = train_loop.pretrain(
         config, strategy, model_dir, files, special_ids,
         init_checkpoint=fv.init_checkpoint, max_seconds=fv.max_seconds,
         peak_flops=peak,
@@ -147,8 +147,8 @@ def pretrain(fv):
   if mode != "train":
     files = _files(fv.eval_data or config.eval_tfrecords
                    or config.pretrain_tfrecords, "eval data")
-    loop.evaluate(config, strategy, model_dir, files, special_ids,
-                  init_checkpoint=fv.init_checkpoint)
+    train_loop.evaluate(config, strategy, model_dir, files, special_ids,
+                        init_checkpoint=fv.init_checkpoint)
 
 
 def main(argv=None):

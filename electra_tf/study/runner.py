@@ -22,6 +22,7 @@ from electra_tf import errors
 from electra_tf.checkpoints import run_records
 from electra_tf.data import dataset_checks
 from electra_tf.finetuning import runner as finetuning_runner
+from electra_tf.pretraining import train_loop
 from electra_tf.study import budget
 from electra_tf.study import collect
 from electra_tf.study import progress as progress_lib
@@ -31,7 +32,6 @@ from electra_tf.study import study_tasks
 from electra_tf.study import sub_runs
 from electra_tf.study import tfidf_reference
 from electra_tf.training import distribute
-from electra_tf.training import loop
 
 EVAL_RECORD = "study_eval.json"
 RANDOM_INIT = "random_init"
@@ -119,10 +119,10 @@ class Study:
     timer = progress_lib.Timer()
     with timer:
       if step < schedule.num_train_steps:
-        result = loop.pretrain(config, self.strategy, run_dir,
-                               self.data.train_files, special_ids,
-                               max_seconds=self.seconds_left(),
-                               health_files=self.data.eval_files)
+        result = train_loop.pretrain(config, self.strategy, run_dir,
+                                     self.data.train_files, special_ids,
+                                     max_seconds=self.seconds_left(),
+                                     health_files=self.data.eval_files)
         if result.stopped_early:
           raise StudyStopped()
       evaluations = self.evaluate_checkpoints(
@@ -149,7 +149,7 @@ class Study:
         raise errors.CheckpointError(
             f"{checkpoint} is missing: the study needs it to finetune; "
             f"delete {run_dir} to pretrain it again")
-      metrics = loop.evaluate(
+      metrics = train_loop.evaluate(
           config, self.strategy, os.path.join(run_dir, f"eval-{step}"),
           self.data.eval_files, special_ids, init_checkpoint=checkpoint)
       record[str(step)] = {k: float(v) for k, v in metrics.items()}

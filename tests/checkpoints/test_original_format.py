@@ -9,8 +9,8 @@ import tensorflow as tf
 
 import electra_tf
 from electra_tf.checkpoints import tf1_names
+from electra_tf.pretraining import train_loop
 from electra_tf.training import checkpointing
-from electra_tf.training import loop
 from tests.conftest import load_golden
 
 
@@ -102,7 +102,7 @@ def test_init_from_a_tf1_checkpoint_with_global_step_and_adam_slots():
   model holds them): weights, global_step and every Adam slot restored."""
   golden = load_golden("tiny_proj")
   path = os.path.join(golden.path, "ckpt_after_step", "model.ckpt")
-  model, optimizer, _ = loop.build_model_and_optimizer(
+  model, optimizer, _ = train_loop.build_model_and_optimizer(
       golden.config, tf.distribute.get_strategy(), None)
   origin = checkpointing.RunCheckpoints(
       "ram://tf1_init_run", model, optimizer).restore(init_checkpoint=path)

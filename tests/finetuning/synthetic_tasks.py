@@ -21,8 +21,8 @@ import random
 import tensorflow as tf
 
 from electra_tf.config import PretrainingConfig
+from electra_tf.pretraining import train_loop
 from electra_tf.training import checkpointing
-from electra_tf.training import loop
 
 SPECIAL = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 FILLER = [f"w{i}" for i in range(40)]
@@ -188,7 +188,7 @@ def save_pretrained_model(data_dir):
       "model_hparam_overrides": ENCODER, "generator_hidden_size": 0.5})
   model_dir = os.path.join(data_dir, "models", MODEL_NAME)
   checkpointing.check_and_record_config(model_dir, config)
-  model, optimizer, _ = loop.build_model_and_optimizer(
+  model, optimizer, _ = train_loop.build_model_and_optimizer(
       config, tf.distribute.get_strategy(), None)
   return checkpointing.RunCheckpoints(model_dir, model, optimizer).save(
       force=True)

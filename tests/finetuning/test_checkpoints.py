@@ -13,8 +13,8 @@ from electra_tf.checkpoints import tf1_names
 from electra_tf.finetuning import checkpoints
 from electra_tf.finetuning import model as model_lib
 from electra_tf.finetuning.config import FinetuningConfig
+from electra_tf.pretraining import train_loop
 from electra_tf.training import checkpointing
-from electra_tf.training import loop
 from tests.finetuning import synthetic_tasks
 
 ENCODER = synthetic_tasks.ENCODER
@@ -63,7 +63,7 @@ def test_original_tf1_checkpoint_loads_the_discriminator_only(tmp_path):
 
 def test_our_pretraining_checkpoint_dir_loads_the_encoder(tmp_path):
   source = pretrainer()
-  optimizer = loop.pretraining_optimizer(source.config,
+  optimizer = train_loop.pretraining_optimizer(source.config,
                                             source.trainable_variables)
   checkpointing.RunCheckpoints(str(tmp_path), source, optimizer).save(
       force=True)

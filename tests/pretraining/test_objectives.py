@@ -8,8 +8,8 @@ import tensorflow as tf
 import electra_tf
 from electra_tf.checkpoints import tf1_names
 from electra_tf.pretraining import ablations
-from electra_tf.training import loop
-from electra_tf.training import pretrain_step
+from electra_tf.pretraining import train_loop
+from electra_tf.pretraining import train_step
 
 HPARAMS = {"vocab_size": 160, "embedding_size": 16, "max_seq_length": 12,
            "generator_hidden_size": 0.5, "learning_rate": 3e-3,
@@ -38,8 +38,9 @@ def test_each_objective_fits_a_fixed_batch(hparams):
   config = electra_tf.PretrainingConfig.from_hparams({**HPARAMS, **hparams})
   model = electra_tf.ElectraPretrainer(config)
   model.build()
-  optimizer = loop.pretraining_optimizer(config, model.trainable_variables)
-  step = tf.function(pretrain_step.PretrainStep(model, optimizer))
+  optimizer = train_loop.pretraining_optimizer(config,
+                                               model.trainable_variables)
+  step = tf.function(train_step.PretrainStep(model, optimizer))
   features = batch()
   # ELECTRA 15%'s discriminator targets move as the generator memorises the
   # batch (its samples turn into the originals at exactly the positions the

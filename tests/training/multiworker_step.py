@@ -15,8 +15,8 @@ import numpy as np  # pylint: disable=g-import-not-at-top
 import tensorflow as tf
 
 from electra_tf.checkpoints import tf1_names
-from electra_tf.training import loop
-from electra_tf.training import pretrain_step
+from electra_tf.pretraining import train_loop
+from electra_tf.pretraining import train_step
 from tests.training.conftest import tiny_config
 
 FEATURES = ("input_ids", "input_mask", "segment_ids")
@@ -26,8 +26,9 @@ def train(strategy, batches, config=None):
   """Steps over `batches` ([S, B, L] arrays); returns weights and losses."""
   # Default dropout: masks follow global examples.
   config = config or tiny_config()
-  model, optimizer, _ = loop.build_model_and_optimizer(config, strategy, None)
-  step = pretrain_step.PretrainStep(model, optimizer)
+  model, optimizer, _ = train_loop.build_model_and_optimizer(config, strategy,
+                                                              None)
+  step = train_step.PretrainStep(model, optimizer)
   replicas = strategy.num_replicas_in_sync
   per_replica = batches["input_ids"].shape[1] // replicas
 
@@ -52,7 +53,7 @@ def train(strategy, batches, config=None):
 
 def checkpoint_weights(path, config):
   """The pretrainer weights (original names) in a run's checkpoint."""
-  model, _, _ = loop.build_model_and_optimizer(
+  model, _, _ = train_loop.build_model_and_optimizer(
       config, tf.distribute.get_strategy(), None)
   tf.train.Checkpoint(model=model).read(path).expect_partial()
   return {n: v.numpy() for n, v in

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from electra_tf.checkpoints import tf1_names
-from electra_tf.training import loop
-from electra_tf.training import pretrain_step
+from electra_tf.pretraining import train_loop
+from electra_tf.pretraining import train_step
 
 # Per tensor, relative to the tensor's largest magnitude: an absolute
 # tolerance would pass a zero gradient or a missing weight decay, whose
@@ -26,10 +26,10 @@ def assert_close_per_tensor(ours, theirs, name):
 
 def golden_step(golden):
   model = golden.loaded_pretrainer(lr_decay_power=0.0)
-  optimizer = loop.pretraining_optimizer(model.config,
+  optimizer = train_loop.pretraining_optimizer(model.config,
                                             model.trainable_variables)
   optimizer.iterations.assign(golden.info["train_step"]["start_global_step"])
-  return model, optimizer, pretrain_step.PretrainStep(model, optimizer)
+  return model, optimizer, train_step.PretrainStep(model, optimizer)
 
 
 def test_learning_rate_used_matches(golden):

@@ -12,11 +12,11 @@ from electra_tf import errors
 from electra_tf.checkpoints import object_format
 from electra_tf.checkpoints import tf1_names
 from electra_tf.data import pretrain_pipeline
+from electra_tf.pretraining import train_loop
+from electra_tf.pretraining import train_step
 from electra_tf.training import checkpointing
 from electra_tf.training import host_loop
-from electra_tf.training import loop
 from electra_tf.training import optimization
-from electra_tf.training import pretrain_step
 from tests.training.conftest import tiny_config, write_records
 
 NO_DROPOUT = {"hidden_size": 32, "num_hidden_layers": 2,
@@ -39,9 +39,9 @@ def final_weights(model_dir, config):
 
 def test_full_train_step_compiles_with_xla(shards):
   config = tiny_config()
-  model, optimizer, _ = loop.build_model_and_optimizer(
+  model, optimizer, _ = train_loop.build_model_and_optimizer(
       config, tf.distribute.get_strategy(), None)
-  step = pretrain_step.PretrainStep(model, optimizer)
+  step = train_step.PretrainStep(model, optimizer)
   compiled = tf.function(lambda f: step(f, training=True), jit_compile=True)
   features = next(iter(pretrain_pipeline.pretraining_dataset(
       shards, config.train_batch_size, config.max_seq_length)))
@@ -61,15 +61,15 @@ def test_mirrored_replicas_match_one_device(shards, tmp_path, replicas):
                        save_checkpoints_steps=3, model_hparam_overrides={
                            "hidden_size": 32, "num_hidden_layers": 1,
                            "num_attention_heads": 2, "intermediate_size": 64})
-  one = loop.pretrain(config, tf.distribute.get_strategy(),
-                      str(tmp_path / "one"), shards)
+  one = train_loop.pretrain(config, tf.distribute.get_strategy(),
+                            str(tmp_path / "one"), shards)
   devices = [f"/cpu:{i}" for i in range(replicas)]
   # One process cannot host collective groups of two sizes; reduce through
   # one device instead (the math is the same).
   strategy = tf.distribute.MirroredStrategy(
       devices, cross_device_ops=tf.distribute.ReductionToOneDevice())
-  many = loop.pretrain(config, strategy,
-                       str(tmp_path / "many"), shards)
+  many = train_loop.pretrain(config, strategy,
+                             str(tmp_path / "many"), shards)
   assert many.step == one.step == 3
   np.testing.assert_allclose(many.metrics["total_loss"],
                              one.metrics["total_loss"], rtol=0, atol=1e-5)
@@ -82,15 +82,15 @@ def test_mirrored_replicas_match_one_device(shards, tmp_path, replicas):
 
 def test_resumed_run_equals_an_uninterrupted_one(shards, tmp_path):
   config = tiny_config(num_train_steps=6)  # dropout on: its seeds resume too
-  loop.pretrain(config, tf.distribute.get_strategy(), str(tmp_path / "full"),
-                shards)
+  train_loop.pretrain(config, tf.distribute.get_strategy(),
+                      str(tmp_path / "full"), shards)
   # max_seconds=0 stops (and saves) after the first host loop, like a
   # pre-emption; the rerun continues.
-  first = loop.pretrain(config, tf.distribute.get_strategy(),
-                        str(tmp_path / "split"), shards, max_seconds=0)
+  first = train_loop.pretrain(config, tf.distribute.get_strategy(),
+                              str(tmp_path / "split"), shards, max_seconds=0)
   assert first.stopped_early and first.checkpoint.endswith("ckpt-2")
-  second = loop.pretrain(config, tf.distribute.get_strategy(),
-                         str(tmp_path / "split"), shards)
+  second = train_loop.pretrain(config, tf.distribute.get_strategy(),
+                               str(tmp_path / "split"), shards)
   assert second.step == 6
   a = final_weights(str(tmp_path / "full"), config)
   b = final_weights(str(tmp_path / "split"), config)
@@ -108,9 +108,9 @@ def test_everything_through_gfile_on_ram_paths(shards):
                        results_txt=f"{model_dir}/results/unsup_results.txt")
   strategy = tf.distribute.get_strategy()
   files = pretrain_pipeline.match_shards(f"{data}/*.tfrecord")
-  result = loop.pretrain(config, strategy, model_dir, files)
+  result = train_loop.pretrain(config, strategy, model_dir, files)
   assert result.checkpoint == f"{model_dir}/ckpt-2"
-  metrics = loop.evaluate(config, strategy, model_dir, files, num_steps=2)
+  metrics = train_loop.evaluate(config, strategy, model_dir, files, num_steps=2)
   assert 0.0 <= metrics["disc_accuracy"] <= 1.0
   assert tf.io.gfile.exists(f"{model_dir}/config.json")
   assert tf.io.gfile.glob(f"{model_dir}/train/events.out.tfevents*")
@@ -121,19 +121,20 @@ def test_everything_through_gfile_on_ram_paths(shards):
 def test_nan_loss_stops_and_names_the_last_good_checkpoint(shards, tmp_path):
   model_dir = str(tmp_path / "m")
   config = tiny_config(num_train_steps=2)
-  loop.pretrain(config, tf.distribute.get_strategy(), model_dir, shards)
+  train_loop.pretrain(config, tf.distribute.get_strategy(), model_dir, shards)
   poisoned = config.override(num_train_steps=4, gen_weight=float("nan"))
   with pytest.raises(host_loop.TrainingError,
                      match=r"non-finite loss in steps 3-4; stopped without "
                            r"saving \(last good checkpoint: .*ckpt-2\)"):
-    loop.pretrain(poisoned, tf.distribute.get_strategy(), model_dir, shards)
+    train_loop.pretrain(poisoned, tf.distribute.get_strategy(), model_dir,
+                        shards)
   assert tf.train.latest_checkpoint(model_dir).endswith("ckpt-2")
 
 
 def test_model_dir_of_another_config_is_refused_untouched(shards, tmp_path):
   model_dir = str(tmp_path / "m")
-  loop.pretrain(tiny_config(num_train_steps=2), tf.distribute.get_strategy(),
-                model_dir, shards)
+  train_loop.pretrain(tiny_config(num_train_steps=2),
+                      tf.distribute.get_strategy(), model_dir, shards)
   before = {p: os.path.getmtime(os.path.join(model_dir, p))
             for p in os.listdir(model_dir) if not os.path.isdir(
                 os.path.join(model_dir, p))}
@@ -141,7 +142,7 @@ def test_model_dir_of_another_config_is_refused_untouched(shards, tmp_path):
   with pytest.raises(electra_tf.ConfigError,
                      match="holds a run of another model config "
                            r"\(embedding_size: 16 in the model dir, 32 now\)"):
-    loop.pretrain(other, tf.distribute.get_strategy(), model_dir, shards)
+    train_loop.pretrain(other, tf.distribute.get_strategy(), model_dir, shards)
   after = {p: os.path.getmtime(os.path.join(model_dir, p)) for p in before}
   assert after == before
   with open(os.path.join(model_dir, "config.json")) as f:
@@ -150,10 +151,10 @@ def test_model_dir_of_another_config_is_refused_untouched(shards, tmp_path):
   # refused config is not recorded: the right one still resumes after.
   os.remove(os.path.join(model_dir, "config.json"))
   with pytest.raises(electra_tf.CheckpointError, match="cannot restore"):
-    loop.pretrain(other, tf.distribute.get_strategy(), model_dir, shards)
+    train_loop.pretrain(other, tf.distribute.get_strategy(), model_dir, shards)
   assert not os.path.exists(os.path.join(model_dir, "config.json"))
-  result = loop.pretrain(tiny_config(num_train_steps=4),
-                         tf.distribute.get_strategy(), model_dir, shards)
+  result = train_loop.pretrain(tiny_config(num_train_steps=4),
+                               tf.distribute.get_strategy(), model_dir, shards)
   assert result.step == 4
 
 
@@ -164,7 +165,7 @@ def test_bad_shards_are_named(tmp_path):
   with pytest.raises(electra_tf.DataError,
                      match=r"short.tfrecord: feature 'input_ids' has length 8,"
                            r" but max_seq_length is 16"):
-    loop.pretrain(config, strategy, str(tmp_path / "m1"), [short])
+    train_loop.pretrain(config, strategy, str(tmp_path / "m1"), [short])
   with pytest.raises(electra_tf.DataError, match="no TFRecord files match"):
     pretrain_pipeline.match_shards(str(tmp_path / "nothing-*.tfrecord"))
   good = write_records(str(tmp_path / "good.tfrecord"), 200)
@@ -173,8 +174,8 @@ def test_bad_shards_are_named(tmp_path):
   corrupt = tmp_path / "corrupt.tfrecord"
   corrupt.write_bytes(bytes(data))
   with pytest.raises(host_loop.TrainingError, match="unreadable training data"):
-    loop.pretrain(config.override(num_train_steps=40), strategy,
-                  str(tmp_path / "m2"), [str(corrupt)])
+    train_loop.pretrain(config.override(num_train_steps=40), strategy,
+                        str(tmp_path / "m2"), [str(corrupt)])
 
 
 def test_schedule_warmup_then_linear_decay():
@@ -186,10 +187,10 @@ def test_schedule_warmup_then_linear_decay():
 def test_init_checkpoint_must_hold_the_encoder(shards, tmp_path):
   config = tiny_config(num_train_steps=2, save_checkpoints_steps=2)
   source = str(tmp_path / "source")
-  loop.pretrain(config, tf.distribute.get_strategy(), source, shards)
+  train_loop.pretrain(config, tf.distribute.get_strategy(), source, shards)
   # Same encoder, another objective: loads, names what starts fresh.
   mlm = tiny_config(num_train_steps=2, objective="mlm")
-  model, optimizer, _ = loop.build_model_and_optimizer(
+  model, optimizer, _ = train_loop.build_model_and_optimizer(
       mlm, tf.distribute.get_strategy(), None)
   checkpoints = checkpointing.RunCheckpoints(str(tmp_path / "mlm"), model,
                                              optimizer)
@@ -198,7 +199,7 @@ def test_init_checkpoint_must_hold_the_encoder(shards, tmp_path):
   other = str(tmp_path / "other")
   tf.train.Checkpoint(model=tf.train.Checkpoint(
       dense=tf.Variable([1.0]))).save(other)
-  model, optimizer, _ = loop.build_model_and_optimizer(
+  model, optimizer, _ = train_loop.build_model_and_optimizer(
       config, tf.distribute.get_strategy(), None)
   checkpoints = checkpointing.RunCheckpoints(str(tmp_path / "x"), model,
                                              optimizer)
@@ -211,12 +212,12 @@ def test_a_damaged_newest_checkpoint_falls_back_to_an_intact_one(shards,
                                                                  tmp_path):
   model_dir = str(tmp_path / "m")
   config = tiny_config(num_train_steps=4, save_checkpoints_steps=2)
-  loop.pretrain(config, tf.distribute.get_strategy(), model_dir, shards)
+  train_loop.pretrain(config, tf.distribute.get_strategy(), model_dir, shards)
   data = tf.io.gfile.glob(os.path.join(model_dir, "ckpt-4.data-*"))[0]
   with open(data, "r+b") as f:
     f.truncate(os.path.getsize(data) // 2)
-  result = loop.pretrain(config.override(num_train_steps=6),
-                         tf.distribute.get_strategy(), model_dir, shards)
+  result = train_loop.pretrain(config.override(num_train_steps=6),
+                               tf.distribute.get_strategy(), model_dir, shards)
   assert result.step == 6  # resumed at step 2, trained on to 6
   # Export (and finetuning's init) pick the newest intact checkpoint too.
   newest = tf.io.gfile.glob(os.path.join(model_dir, "ckpt-6.data-*"))[0]
@@ -232,10 +233,10 @@ def test_a_resumed_run_saves_at_the_same_steps(shards, tmp_path):
   config = tiny_config(num_train_steps=8, save_checkpoints_steps=4,
                        keep_checkpoint_max=10)
   model_dir = str(tmp_path / "run")
-  first = loop.pretrain(config, tf.distribute.get_strategy(), model_dir,
-                        shards, max_seconds=0)
+  first = train_loop.pretrain(config, tf.distribute.get_strategy(), model_dir,
+                              shards, max_seconds=0)
   assert first.stopped_early and first.checkpoint.endswith("ckpt-2")
-  loop.pretrain(config, tf.distribute.get_strategy(), model_dir, shards)
+  train_loop.pretrain(config, tf.distribute.get_strategy(), model_dir, shards)
   saved = sorted(int(name[len("ckpt-"):-len(".index")])
                  for name in os.listdir(model_dir)
                  if name.startswith("ckpt-") and name.endswith(".index"))
@@ -253,9 +254,9 @@ def test_grappler_optimised_step_equals_the_plain_one(shards):
     tf.config.optimizer.set_experimental_options(
         {"disable_meta_optimizer": not optimise})
     try:
-      model, optimizer, _ = loop.build_model_and_optimizer(
+      model, optimizer, _ = train_loop.build_model_and_optimizer(
           config, tf.distribute.get_strategy(), None)
-      step = pretrain_step.PretrainStep(model, optimizer)
+      step = train_step.PretrainStep(model, optimizer)
       sums = tf.function(lambda f: step(f, training=True))(features)
       results.append((sums["loss"].numpy(), weights(model)))
     finally:

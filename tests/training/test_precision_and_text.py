@@ -10,17 +10,17 @@ import tensorflow as tf
 from electra_tf.data import corpus
 from electra_tf.data import pretraining_dataset
 from electra_tf.data import tfrecords
-from electra_tf.training import loop
-from electra_tf.training import pretrain_step
+from electra_tf.pretraining import train_loop
+from electra_tf.pretraining import train_step
 from tests.conftest import TESTDATA
 from tests.training.conftest import tiny_config
 
 
 def _step_and_features(config, shards):
-  model, optimizer, loss_scale = loop.build_model_and_optimizer(
+  model, optimizer, loss_scale = train_loop.build_model_and_optimizer(
       config, tf.distribute.get_strategy(), None)
-  step = pretrain_step.PretrainStep(model, optimizer, loss_scale)
-  data = loop.pretrain_pipeline.pretraining_dataset(
+  step = train_step.PretrainStep(model, optimizer, loss_scale)
+  data = train_loop.pretrain_pipeline.pretraining_dataset(
       shards, config.train_batch_size, config.max_seq_length)
   return model, optimizer, loss_scale, step, next(iter(data))
 
@@ -76,19 +76,19 @@ def test_losses_fall_on_real_text(tmp_path):
                        iterations_per_loop=20, save_checkpoints_steps=60,
                        jit_compile=True)
   seen = []
-  original = loop._log_chunk  # pylint: disable=protected-access
+  original = train_loop._log_chunk  # pylint: disable=protected-access
 
   def record(*args, **kwargs):
     values = original(*args, **kwargs)
     seen.append(values)
     return values
 
-  loop._log_chunk = record  # pylint: disable=protected-access
+  train_loop._log_chunk = record  # pylint: disable=protected-access
   try:
-    loop.pretrain(config, tf.distribute.get_strategy(), str(tmp_path / "m"),
-                  tfrecords.finished_shards(out))
+    train_loop.pretrain(config, tf.distribute.get_strategy(),
+                        str(tmp_path / "m"), tfrecords.finished_shards(out))
   finally:
-    loop._log_chunk = original  # pylint: disable=protected-access
+    train_loop._log_chunk = original  # pylint: disable=protected-access
   first, last = seen[0], seen[-1]
   assert last["mlm_loss"] < first["mlm_loss"] - 1.0
   assert last["disc_loss"] < first["disc_loss"]

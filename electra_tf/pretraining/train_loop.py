@@ -24,17 +24,17 @@ from electra_tf import run_lock
 from electra_tf.data import pretrain_pipeline
 from electra_tf.modeling import sizes
 from electra_tf.pretraining import health
+from electra_tf.pretraining import health_monitor
 from electra_tf.pretraining import losses
 from electra_tf.pretraining import metrics
 from electra_tf.pretraining import model as model_lib
+from electra_tf.pretraining import train_step
 from electra_tf.training import checkpointing
 from electra_tf.training import distribute
-from electra_tf.training import health_monitor
 from electra_tf.training import host_loop
 from electra_tf.training import loss_scale as loss_scale_lib
 from electra_tf.training import optimization
 from electra_tf.training import precision
-from electra_tf.training import pretrain_step
 from electra_tf.training import progress as progress_lib
 
 
@@ -175,13 +175,13 @@ def _pretrain(config, strategy, model_dir, train_files, special_ids,
     return RunResult(step, checkpoints.latest, {})
 
   iterator = iter(_distributed_dataset(strategy, config, train_files, step))
-  train_step = pretrain_step.PretrainStep(model, optimizer, loss_scale)
+  step_fn = train_step.PretrainStep(model, optimizer, loss_scale)
   run_steps = host_loop.chunk_function(
-      strategy, lambda features: train_step(features, training=True),
+      strategy, lambda features: step_fn(features, training=True),
       distribute.compiles_step(strategy, config.jit_compile),
-      lambda: pretrain_step.empty_training_sums(
+      lambda: train_step.empty_training_sums(
           model.loss_weights, "disc" in model.loss_weights),
-      pretrain_step.REPLICATED_SUMS)
+      train_step.REPLICATED_SUMS)
   flops = sizes.pretraining_flops_per_sequence(config) * config.train_batch_size
   tracker = progress_lib.Progress(step, total, config.train_batch_size, flops,
                                   peak_flops)
@@ -269,7 +269,7 @@ def evaluate(config, strategy, model_dir, eval_files, special_ids=None,
   @tf.function
   def eval_batch(features, index):
     per_replica = strategy.run(
-        lambda f: pretrain_step.eval_sums(model, f, index), args=(features,))
+        lambda f: train_step.eval_sums(model, f, index), args=(features,))
     return host_loop.reduce_sums(strategy, per_replica)
 
   totals, batches = None, 0

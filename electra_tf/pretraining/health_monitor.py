@@ -16,9 +16,9 @@ import tensorflow as tf
 
 from electra_tf.pretraining import health
 from electra_tf.pretraining import metrics
+from electra_tf.pretraining import train_step
 from electra_tf.training import distribute
 from electra_tf.training import host_loop
-from electra_tf.training import pretrain_step
 
 
 class UnhealthyRun(host_loop.TrainingError):
@@ -42,7 +42,7 @@ class HealthMonitor:
     @tf.function
     def batch_sums(features, index):
       per_replica = strategy.run(
-          lambda f: pretrain_step.eval_sums(model, f, index), args=(features,))
+          lambda f: train_step.eval_sums(model, f, index), args=(features,))
       return {k: strategy.reduce(tf.distribute.ReduceOp.SUM, v, axis=None)
               for k, v in per_replica.items()}
 
