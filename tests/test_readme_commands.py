@@ -284,7 +284,7 @@ BENCHMARK = "a measurement taking minutes; benchmarks/README.md"
 # Commands in the prose's code spans: none runs here.
 INLINE_PLAN = {
     "electra-build-vocab --kind sentencepiece": "names a flag of the "
-    "command above; tests/data/test_vocab_builder.py learns SentencePiece",
+    "command above; tests/tokenization/test_vocab_builder.py learns SentencePiece",
     "python pretrain.py --data-dir $DATA_DIR --model-name electra_small_owt "
     """--hparams '{"debug": true}'""": "the original's spelling of the "
     "pretraining command; tests/test_config.py checks the debug model and "
