@@ -159,7 +159,7 @@ TF_MODES = {"xla": (True, "XLA (jit_compile)"),
 
 
 def tf_implementation(config, special_ids, batch, mode):
-  """Our `PretrainStep`, compiled as `training.loop` compiles it."""
+  """Our `PretrainStep`, compiled as the pretraining loop compiles it."""
   jit_compile, execution = TF_MODES[mode]
   model, optimizer, loss_scale = train_loop.build_model_and_optimizer(
       config, tf.distribute.get_strategy(), special_ids)
