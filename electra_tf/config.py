@@ -260,9 +260,9 @@ def encoder_config(model_size, model_hparam_overrides, embedding_size,
 def _resolve_pretraining(passed):
   """Applies passed hparams over the defaults in the original's order."""
   types = PretrainingConfig.field_types()
+  fields = PretrainingConfig.hparam_fields()
   for key, value in passed.items():
-    hparams_lib.check_key(key, PretrainingConfig.hparam_fields(),
-                          "pretraining hparam")
+    hparams_lib.check_key(key, fields, "pretraining hparam")
     hparams_lib.check_type(key, value, types[key])
   values = PretrainingConfig.defaults()
   values.update(passed)

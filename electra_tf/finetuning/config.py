@@ -309,9 +309,9 @@ def _checked(passed):
   """Passed hparams with known keys and well-typed values."""
   passed = dict(passed)
   hints = FinetuningConfig.field_types()
+  fields = FinetuningConfig.hparam_fields()
   for key, value in passed.items():
-    hparams_lib.check_key(key, FinetuningConfig.hparam_fields(),
-                          "finetuning hparam")
+    hparams_lib.check_key(key, fields, "finetuning hparam")
     if key not in ("task_names", "task_specs"):
       hparams_lib.check_type(key, value, hints[key])
   specs = _given_specs(passed.get("task_specs", {}))
