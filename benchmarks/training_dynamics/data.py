@@ -3,10 +3,14 @@
 As `electra-pretrain --demo` builds it: the installed Python's docstrings
 (`demo.CORPUS_BYTES` of them), a `demo.VOCAB_SIZE`-token WordPiece vocab
 learned from them, TFRecords of every corpus file but the last for
-training and of the last one for evaluation.
+training and of the last one for evaluation. And, for runs that share one
+batch order, a stream file per seed: the training records in a seeded order.
 """
 
 import os
+
+import numpy as np
+import tensorflow as tf
 
 from electra_tf import errors
 from electra_tf import tokenization
@@ -56,3 +60,24 @@ def demo_data(data_dir):
                           vocab_file),
           "vocab": vocab_file,
           "vocab_size": len(tokenization.load_vocab(vocab_file))}
+
+
+def shared_stream(data_dir, train_files, seed, num_records):
+  """One TFRecord file of `num_records` training records in a fixed order:
+  a seeded permutation of all of them, a new one for each pass. Both sides
+  of a shared-order run read it front to back with no shuffle, so they see
+  the same batches in the same order. Built once per seed."""
+  path = os.path.join(data_dir, "streams", f"seed{seed}.tfrecord")
+  if os.path.exists(path):
+    return path
+  records = [r.numpy() for r in tf.data.TFRecordDataset(train_files)]
+  order = []
+  for epoch in range(-(-num_records // len(records))):
+    rng = np.random.default_rng([seed, epoch])
+    order.extend(rng.permutation(len(records)).tolist())
+  os.makedirs(os.path.dirname(path), exist_ok=True)
+  with tf.io.TFRecordWriter(path + ".tmp") as writer:
+    for index in order[:num_records]:
+      writer.write(records[index])
+  os.replace(path + ".tmp", path)  # whole or absent
+  return path

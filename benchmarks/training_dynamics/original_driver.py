@@ -10,7 +10,8 @@ Runs in the original's environment (TF 2.21 + tf-keras, see
 TF 2.21 has no TPUEstimator, so this file stands in for it: it builds the
 original's `PretrainingModel`, `optimization.create_optimizer` and input
 function exactly as its `model_fn_builder` and `train_or_eval` do, and
-drives them with a session loop. The original's files are imported
+drives them with a session loop. With `--shared_order` the input function
+is this file's instead: the training file read in order (see `run_files`). The original's files are imported
 unchanged. Two names they use at import time are gone from TF 2.21 and are
 registered below: `tensorflow.contrib.layers.layer_norm` (written after TF
 1.15's) and `tf.estimator.SessionRunHook`, the base class of a logging hook
@@ -111,13 +112,35 @@ def _read_train_log(path, upto_step):
   return [r for r in rows if r["step"] <= upto_step]
 
 
-def train(original, config, run_dir, seed):
+def _decoded(original, config, dataset):
+  """Records decoded by the original's `_decode_record` (int64 -> int32)."""
+  names = {k: tf.io.FixedLenFeature([config.max_seq_length], tf.int64)
+           for k in ("input_ids", "input_mask", "segment_ids")}
+  # pylint: disable=protected-access
+  return dataset.map(lambda r: original.pretrain_data._decode_record(r, names))
+
+
+def _shared_order_dataset(original, config, train_files):
+  """`--shared_order`: the files front to back, repeated, no shuffle; a
+  resumed run skips the batches its checkpoint has seen."""
+  latest = tf.train.latest_checkpoint(config.model_dir)
+  seen = int(latest.rsplit("-", 1)[-1]) if latest else 0
+  dataset = tf.data.TFRecordDataset(train_files).repeat()
+  dataset = dataset.skip(seen * config.train_batch_size)
+  return _decoded(original, config, dataset).batch(
+      config.train_batch_size, drop_remainder=True)
+
+
+def train(original, config, run_dir, seed, train_files):
   """Trains to `config.num_train_steps`, resuming from the newest checkpoint."""
   graph = tf.Graph()
   with graph.as_default():
     tf.set_random_seed(seed)
-    input_fn = original.pretrain_data.get_input_fn(config, True)
-    dataset = input_fn({"batch_size": config.train_batch_size})
+    if FLAGS.shared_order:
+      dataset = _shared_order_dataset(original, config, train_files)
+    else:
+      input_fn = original.pretrain_data.get_input_fn(config, True)
+      dataset = input_fn({"batch_size": config.train_batch_size})
     features = tf.data.make_one_shot_iterator(dataset).get_next()
     # The original's model_fn in TRAIN mode, without the TPUEstimatorSpec.
     model = original.run_pretraining.PretrainingModel(config, features, True)
@@ -170,11 +193,7 @@ def train(original, config, run_dir, seed):
 
 def _eval_features(original, config, eval_files):
   """The first eval batches in file order, decoded by the original."""
-  names = {k: tf.io.FixedLenFeature([config.max_seq_length], tf.int64)
-           for k in ("input_ids", "input_mask", "segment_ids")}
-  # pylint: disable=protected-access
-  dataset = tf.data.TFRecordDataset(eval_files).map(
-      lambda r: original.pretrain_data._decode_record(r, names))
+  dataset = _decoded(original, config, tf.data.TFRecordDataset(eval_files))
   dataset = dataset.batch(config.eval_batch_size, drop_remainder=True)
   return tf.data.make_one_shot_iterator(dataset).get_next()
 
@@ -218,7 +237,7 @@ def main(argv):
                                  FLAGS.train_data)
   run_files.write_json(os.path.join(FLAGS.run_dir, "config.json"),
                        {"config": config.__dict__, "not_in_original": unknown})
-  train(original, config, FLAGS.run_dir, FLAGS.seed)
+  train(original, config, FLAGS.run_dir, FLAGS.seed, FLAGS.train_data)
   run_files.evaluate_each(
       FLAGS.run_dir, checkpoints(config.model_dir),
       lambda step, path: evaluate_checkpoint(

@@ -8,7 +8,8 @@ The counterpart of `original_driver.py`, with the same outputs in
 the library calls `electra-pretrain` makes: `train_loop.pretrain` (which resumes
 from `model/`), then `train_loop.evaluate` on each checkpoint. `--hparams` is an
 original-style JSON object over the `preset` it names; its `seed` seeds
-initial weights, dropout, masking, sampling and the data order.
+initial weights, dropout, masking, sampling and the data order (with
+`--shared_order`, the order is the file's: see `run_files`).
 """
 
 import json
@@ -21,6 +22,7 @@ import tensorflow as tf
 
 from electra_tf import config as config_lib
 from electra_tf.data import dataset_checks
+from electra_tf.data import pretrain_pipeline
 from electra_tf.pretraining import train_loop
 from electra_tf.training import distribute
 
@@ -81,6 +83,12 @@ def main(argv):
   del argv
   logging.set_verbosity(logging.WARNING)
   config = load_config(FLAGS.hparams)
+  if FLAGS.shared_order:
+    # One file, one interleave slot, and a shuffle buffer of one record:
+    # the file front to back, repeated, as the original's driver reads it.
+    if len(FLAGS.train_data) != 1:
+      raise app.UsageError("--shared_order reads exactly one --train_data file")
+    pretrain_pipeline.SHUFFLE_BUFFER = 1
   os.makedirs(FLAGS.run_dir, exist_ok=True)
   run_files.write_json(os.path.join(FLAGS.run_dir, "config.json"),
                        {"config": config.to_dict()})

@@ -99,7 +99,7 @@ def _machine():
   return f"{model}, {os.cpu_count()} cores"
 
 
-def collect(work_dir, names, implementations, variant, command):
+def collect(work_dir, names, implementations, variant, data_orders, command):
   """Everything the report shows, as one JSON-serialisable dict."""
   results = {"command": command, "machine": _machine(),
              "date": datetime.date.today().isoformat(), "variant": variant,
@@ -114,6 +114,7 @@ def collect(work_dir, names, implementations, variant, command):
       hparams.pop(key, None)
     results["configs"][name] = {
         "hparams": hparams,
+        "data_order": data_orders[name],
         "not_in_original": first["original"]["config"]["not_in_original"],
         "setting_differences": setting_differences(
             first["original"]["config"]["config"],
@@ -226,6 +227,7 @@ def _config_section(name, config):
            "Hparams given to both (the `tiny` preset written out, then this "
            "configuration's changes):", "", "```",
            json.dumps(config["hparams"], sort_keys=True), "```", "",
+           f"Training data: {config['data_order']}.", "",
            "Resolved configs compared key by key (paths aside): "
            + ("identical." if not config["setting_differences"] else
               "differences: " + "; ".join(

@@ -15,6 +15,8 @@ and only the unfinished runs start again (each resumes from its last
 checkpoint). The data is the demo's: the installed Python's docstrings, a
 WordPiece vocab learned from them, train shards and one held-out shard,
 built by electra-tf's builder unless `--work_dir` holds them already.
+`tiny_shared` repeats `tiny` with one batch order for both sides (see
+`data.shared_stream`), to tell the data stream's effect from the rest.
 """
 
 import json
@@ -40,7 +42,8 @@ flags.DEFINE_string("original_python", None, "The Python of the original's "
 flags.DEFINE_string("work_dir", None, "Data and runs (large; resumable).")
 flags.DEFINE_string("output_dir", os.path.join(HERE, "results"),
                     "Where report.md, results.json and the plots go.")
-flags.DEFINE_list("configs", ["tiny", "variant"], "Configurations to run.")
+flags.DEFINE_list("configs", ["tiny", "variant", "tiny_shared"],
+                  "Configurations to run.")
 flags.DEFINE_list("seeds", ["1", "2", "3"], "Seeds of each side.")
 flags.DEFINE_integer("tiny_steps", 600, "Training steps of `tiny`.")
 flags.DEFINE_integer("variant_steps", 300, "Training steps of `variant`.")
@@ -57,21 +60,35 @@ DEMO_PRESET = "tiny"
 # masking and the original's sampling temperature.
 VARIANT = {"generator_hidden_size": 1.0, "mask_prob": 0.25, "temperature": 1.0}
 IMPLEMENTATIONS = ("original", "ours")
+OWN_ORDER = ("each side its own shuffled stream over the training shards "
+             "(the original's input function; ours' pipeline)")
+SHARED_ORDER = ("one shared batch order: a stream file per seed (a seeded "
+                "permutation of all training records per pass) read front to "
+                "back by both sides, `--shared_order`")
 DONE = "DONE.json"
 RUNNING = "RUNNING"  # the pid of the process running a run
 
 
 def configurations():
-  """name -> (hparams over the `tiny` preset, training steps)."""
-  return {"tiny": ({}, FLAGS.tiny_steps),
-          "variant": (dict(VARIANT), FLAGS.variant_steps)}
+  """name -> (hparams over the `tiny` preset, training steps, whether both
+  sides read one shared batch order)."""
+  return {"tiny": ({}, FLAGS.tiny_steps, False),
+          "variant": (dict(VARIANT), FLAGS.variant_steps, False),
+          # `tiny` with the data order taken out of the comparison.
+          "tiny_shared": ({}, FLAGS.tiny_steps, True)}
+
+
+def data_orders():
+  """name -> how the runs of a configuration read their training data."""
+  return {name: SHARED_ORDER if shared else OWN_ORDER
+          for name, (_, _, shared) in configurations().items()}
 
 
 def run_hparams(name, seed, vocab_file, vocab_size):
   """The hparams both sides get: the preset's values written out in full,
   then this configuration's changes and the run settings."""
   from electra_tf import hparams as hparams_lib
-  changes, steps = configurations()[name]
+  changes, steps, _ = configurations()[name]
   hparams = hparams_lib.read_preset(DEMO_PRESET)
   hparams.update(changes)
   hparams.update(
@@ -91,10 +108,10 @@ def build_data(work_dir):
   return data.demo_data(os.path.join(work_dir, "data"))
 
 
-def _command(implementation, run_dir, seed, files):
+def _command(implementation, run_dir, seed, train_files, files):
   """The driver command line of one run."""
   common = [f"--hparams={os.path.join(run_dir, 'hparams.json')}",
-            f"--train_data={','.join(files['train'])}",
+            f"--train_data={','.join(train_files)}",
             f"--eval_data={','.join(files['eval'])}",
             f"--run_dir={run_dir}", f"--eval_batches={FLAGS.eval_batches}"]
   nice = ["nice", "-n", str(FLAGS.niceness)]
@@ -148,6 +165,14 @@ def run_one(name, implementation, seed, files):
           "process", flush=True)
     return
   hparams = run_hparams(name, seed, files["vocab"], files["vocab_size"])
+  train_files = files["train"]
+  extra = []
+  if configurations()[name][2]:
+    import data  # pylint: disable=g-import-not-at-top
+    train_files = [data.shared_stream(
+        os.path.join(FLAGS.work_dir, "data"), files["train"], seed,
+        hparams["num_train_steps"] * hparams["train_batch_size"])]
+    extra = ["--shared_order"]
   if implementation == "original":
     for key in ("preset", "seed"):
       hparams.pop(key)
@@ -157,7 +182,8 @@ def run_one(name, implementation, seed, files):
   before = resource.getrusage(resource.RUSAGE_CHILDREN)
   started = time.time()
   with open(os.path.join(run_dir, "log.txt"), "a") as log:
-    code = subprocess.call(_command(implementation, run_dir, seed, files),
+    code = subprocess.call(_command(implementation, run_dir, seed,
+                                    train_files, files) + extra,
                            env=_environment(implementation), stdout=log,
                            stderr=subprocess.STDOUT)
   if code:
@@ -187,7 +213,7 @@ def main(argv):
   command = [os.path.relpath(sys.argv[0], REPO)] + [
       a for a in sys.argv[1:] if not a.startswith("--report_only")]
   results = report.collect(FLAGS.work_dir, FLAGS.configs, IMPLEMENTATIONS,
-                           VARIANT, " ".join(command))
+                           VARIANT, data_orders(), " ".join(command))
   report.write(results, FLAGS.output_dir)
   print(f"report: {os.path.join(FLAGS.output_dir, 'report.md')}")
 

@@ -15,6 +15,10 @@ def define_run_flags(flags, hparams_help):
   flags.DEFINE_list("eval_data", None, "Held-out TFRecord files.")
   flags.DEFINE_string("run_dir", None, "Where this run's files go.")
   flags.DEFINE_integer("eval_batches", 40, "Eval batches per checkpoint.")
+  flags.DEFINE_boolean("shared_order", False, "Read --train_data front to "
+                       "back, repeated, with no shuffle (the same batches in "
+                       "the same order on both sides), instead of the side's "
+                       "own shuffled stream.")
 
 
 def write_json(path, value):
