@@ -9,7 +9,9 @@ the budget on every task for each finetuning seed, adds the references
 (random initialisation, TF-IDF) and writes results.json, results.md and the
 plots into the output dir. Killed or stopped by --max_seconds, the same
 command continues where it stopped; a finished sub-run is reused only if
-its settings are unchanged.
+its settings are unchanged. --pretrain_dir takes the data and the
+pretraining runs from another study's output dir, so a study that changes
+only the finetuning recipe pretrains nothing again.
 """
 
 from absl import flags
@@ -34,6 +36,12 @@ def define_flags(fv):
                       flag_values=fv)
   flags.DEFINE_string("output_dir", None, "Where the study's runs and "
                       "report go.", flag_values=fv)
+  flags.DEFINE_string("pretrain_dir", None, "Where the data and the "
+                      "pretraining runs are (default: --output_dir). Give "
+                      "another study's output dir to finetune its models "
+                      "with other finetuning settings: its pretraining runs "
+                      "are reused when their settings are identical.",
+                      flag_values=fv)
   flags.DEFINE_float("max_seconds", None, "Stop (after saving) once this "
                      "much time has passed; rerun to continue.",
                      flag_values=fv)
@@ -43,7 +51,8 @@ def define_flags(fv):
 def study(fv):
   config = study_config.StudyConfig.from_json(fv.config, fv.profile,
                                               data_dir=fv.data_dir)
-  written = runner.run_study(config, fv.output_dir, fv.max_seconds)
+  written = runner.run_study(config, fv.output_dir, fv.max_seconds,
+                             pretrain_dir=fv.pretrain_dir)
   if written is None:
     logging.info("stopped early: run the same command again to continue")
     return

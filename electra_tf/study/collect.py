@@ -68,8 +68,9 @@ def _paired(first, second):
 
 
 def results(study, schedules, pretraining, finetuned, random_init, tfidf,
-            tasks, output_dir):
-  """The study's results dict (what `report.write` renders)."""
+            tasks, pretrain_runs_dir):
+  """The study's results dict (what `report.write` renders); the loss
+  curves are read from the pretraining runs under `pretrain_runs_dir`."""
   split = study.headline_split
   runs = []
   by_step = {}  # (label, step) -> {task: {(pretrain seed, ft seed): score}}
@@ -130,7 +131,7 @@ def results(study, schedules, pretraining, finetuned, random_init, tfidf,
       "pretraining": [{"objective": label, "seed": seed,
                        "eval": {str(k): v for k, v in evals.items()},
                        "loss_curve": loss_curve(os.path.join(
-                           output_dir, "pretrain", f"{label}-seed{seed}"))}
+                           pretrain_runs_dir, f"{label}-seed{seed}"))}
                       for (label, seed), evals in pretraining.items()],
       "runs": runs, "random_init": random_runs, "tfidf": tfidf,
       "summary": summary,

@@ -3,8 +3,8 @@ seed at equal FLOPs -> finetuning along the budget -> references -> report.
 
 Layout of the output dir (each run dir an ordinary, resumable run):
 
-  data/vocab.txt, data/train/, data/eval/     built once
-  pretrain/<objective>-seed<s>/               pretraining runs
+  data/vocab.txt, data/train/, data/eval/     built once      } or in the
+  pretrain/<objective>-seed<s>/               pretraining runs } pretrain dir
   finetune/<objective>-seed<s>-step<n>/<task>/seed<k>/model_1/
   finetune/random_init/<task>/seed<k>/model_1/
   finetune/features/                          cached finetuning features
@@ -56,11 +56,14 @@ def finetune_dir(output_dir, init, task, seed):
 class Study:
   """One study's settings, paths and progress (see `run_study`)."""
 
-  def __init__(self, study, output_dir, max_seconds=None, strategy=None):
+  def __init__(self, study, output_dir, max_seconds=None, strategy=None,
+               pretrain_root=None):
     self.study = study
-    # Recorded configs name files under it: absolute, so they stay valid.
-    self.output_dir = (output_dir if "://" in output_dir
-                       else os.path.abspath(output_dir))
+    # Recorded configs name files under them: absolute, so they stay valid.
+    self.output_dir = _absolute(output_dir)
+    # Data and pretraining runs: another study's, to finetune its models
+    # with other settings (its sub-runs are reused only if identical).
+    self.pretrain_root = _absolute(pretrain_root or output_dir)
     self.deadline = None if max_seconds is None else time.time() + max_seconds
     self.strategy = strategy or distribute.build_strategy("auto")
     self.tasks = study_tasks.resolve_tasks(study)
@@ -110,7 +113,7 @@ class Study:
     end-of-budget checkpoint. Returns {step: eval metrics}."""
     schedule = self.schedules[label]
     config = budget.with_steps(self.objective_config(label, seed), schedule)
-    run_dir = pretrain_dir(self.output_dir, label, seed)
+    run_dir = pretrain_dir(self.pretrain_root, label, seed)
     sub_runs.claim(run_dir, {"kind": "pretraining",
                              "config": config.to_dict(),
                              "data": self.data.fingerprint})
@@ -138,7 +141,7 @@ class Study:
     config = budget.with_steps(self.objective_config(label, seed),
                                self.schedules[label])
     special_ids = dataset_checks.special_token_ids(config)
-    run_dir = pretrain_dir(self.output_dir, label, seed)
+    run_dir = pretrain_dir(self.pretrain_root, label, seed)
     path = os.path.join(run_dir, EVAL_RECORD)
     record = run_records.read_json(path) or {}
     for step in steps:
@@ -194,7 +197,7 @@ class Study:
     """Pretrains every objective; finetunes the end-of-budget checkpoints
     and the references and writes the report; then finetunes the earlier
     checkpoints and writes the report again with them."""
-    self.data = study_data.prepare(self.study, self.output_dir)
+    self.data = study_data.prepare(self.study, self.pretrain_root)
     self.plan()
     self.progress.data_done()
     pretraining, finetuned = {}, {}
@@ -212,7 +215,7 @@ class Study:
           pretraining[(label, seed)] = self.evaluate_checkpoints(
               label, seed, steps[:-1])
         for step in (steps[-1:] if last else steps[:-1]):
-          checkpoint = os.path.join(pretrain_dir(self.output_dir, label,
+          checkpoint = os.path.join(pretrain_dir(self.pretrain_root, label,
                                                  seed), f"ckpt-{step}")
           finetuned[(label, seed, step)] = self.finetune_all(
               init_name(label, seed, step), checkpoint, config)
@@ -228,7 +231,8 @@ class Study:
     def write_report():
       return report.write(
           collect.results(self.study, self.schedules, pretraining, finetuned,
-                          random_init, tfidf, self.tasks, self.output_dir),
+                          random_init, tfidf, self.tasks,
+                          os.path.join(self.pretrain_root, "pretrain")),
           self.output_dir)
 
     if self.study.num_checkpoints == 1:
@@ -268,19 +272,29 @@ class StudyProgressWithData(progress_lib.StudyProgress):
                   self._data.seconds)
 
 
+def _absolute(path):
+  return path if "://" in path else os.path.abspath(path)
+
+
 def _latest_step(run_dir):
   latest = tf.train.latest_checkpoint(run_dir)
   return int(latest.rsplit("-", 1)[1]) if latest else 0
 
 
-def run_study(study, output_dir, max_seconds=None, strategy=None):
+def run_study(study, output_dir, max_seconds=None, strategy=None,
+              pretrain_dir=None):
   """Runs (or resumes) `study` into `output_dir`.
+
+  `pretrain_dir` (default `output_dir`) holds the data and pretraining
+  runs: give another study's output dir to finetune its pretrained models
+  with other finetuning settings, pretraining nothing again.
 
   Returns the report (see `report.write`), or None when `max_seconds` ran
   out first (run again to continue).
   """
   try:
-    return Study(study, output_dir, max_seconds, strategy).run()
+    return Study(study, output_dir, max_seconds, strategy,
+                 pretrain_dir).run()
   except StudyStopped:
     logging.info("study stopped at its time limit; run it again to continue")
     return None

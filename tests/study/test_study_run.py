@@ -122,6 +122,24 @@ def test_a_killed_study_resumes_reuses_and_reports(study_dir):
       data_dir=str(study_dir))
   with pytest.raises(errors.ConfigError, match=r"config\.learning_rate"):
     runner.run_study(changed, output)
+  # Other finetuning settings in another output dir, on this study's
+  # pretraining runs: nothing is pretrained again.
+  other = str(study_dir / "other_finetuning")
+  changed = study_config.StudyConfig.from_json(
+      {**STUDY, "finetune_hparams": {**STUDY["finetune_hparams"],
+                                     "learning_rate": 1e-3},
+       "finetune_seeds": [0], "references": []}, data_dir=str(study_dir))
+  runner.run_study(changed, other, pretrain_dir=output)
+  assert not os.path.exists(os.path.join(other, "pretrain"))
+  assert not os.path.exists(os.path.join(other, "data"))
+  assert all(os.stat(os.path.join(electra_run, name)).st_mtime_ns == mtime
+             for name, mtime in kept.items())
+  with open(os.path.join(other, report.RESULTS_JSON)) as f:
+    other_results = json.load(f)
+  assert len(other_results["runs"]) == 4  # 2 objectives x 2 checkpoints
+  assert {r["init"] for r in other_results["runs"]} == {"electra", "mlm"}
+  assert other_results["pretraining"][0]["loss_curve"] == results[
+      "pretraining"][0]["loss_curve"]
 
 
 def test_cli_errors_are_one_line(study_dir, capsys):
