@@ -17,10 +17,27 @@ README_ROWS = {"ELECTRA": "electra", "MLM, same FLOPs": "mlm",
                "random initialisation": "random_init"}
 
 
+# The full study's result, and those of its profiles that vary one setting
+# (each in a folder of its own under it).
+RESULT_DIRS = [RESULTS] + sorted(
+    os.path.join(RESULTS, name) for name in os.listdir(RESULTS)
+    if os.path.exists(os.path.join(RESULTS, name, "results.json")))
+
+
+def _load(folder):
+  with open(os.path.join(folder, "results.json")) as f:
+    return json.load(f)
+
+
 @pytest.fixture(scope="module")
 def results():
-  with open(os.path.join(RESULTS, "results.json")) as f:
-    return json.load(f)
+  return _load(RESULTS)
+
+
+@pytest.fixture(scope="module", params=RESULT_DIRS,
+                ids=lambda d: os.path.relpath(d, ROOT))
+def any_results(request):
+  return request.param, _load(request.param)
 
 
 def _mean_ci(values):
@@ -53,12 +70,14 @@ def _per_seed_means(scores):
                    for seed in seeds])
 
 
-def test_the_markdown_report_is_rendered_from_the_json(results):
-  with open(os.path.join(RESULTS, "results.md")) as f:
+def test_the_markdown_report_is_rendered_from_the_json(any_results):
+  folder, results = any_results
+  with open(os.path.join(folder, "results.md")) as f:
     assert f.read() == report.markdown(results)
 
 
-def test_the_summary_follows_from_the_runs(results):
+def test_the_summary_follows_from_the_runs(any_results):
+  _, results = any_results
   for init, points in results["summary"]["objectives"].items():
     for point in points:
       scores = _scores(results, init, point["step"])
@@ -118,3 +137,21 @@ def test_the_readme_quotes_the_half_budget_scores(results):
     first = results["summary"]["objectives"][init][0]["mean_over_tasks"]
     assert (f"{label} {first['mean']:.1f} ± "
             f"{first['ci_high'] - first['mean']:.1f}") in section, init
+
+
+def test_a_second_run_from_scratch_reproduced_every_score(results):
+  """benchmarks/study/rerun: the same command in a new output dir (data,
+  pretraining, finetuning all again), stopped after its first report."""
+  rerun = _load(os.path.join(RESULTS, "rerun"))
+  key = lambda run: (run["init"], run["step"], run["task"],
+                     run["finetune_seed"])
+  first = {key(run): run for run in results["runs"]}
+  assert len(rerun["runs"]) == 18  # 2 objectives x 3 tasks x 3 seeds
+  for run in rerun["runs"]:
+    assert run == first[key(run)], key(run)
+  assert rerun["random_init"] == results["random_init"]
+  assert rerun["tfidf"] == results["tfidf"]
+  for again, before in zip(rerun["pretraining"], results["pretraining"]):
+    assert again["loss_curve"] == before["loss_curve"]
+    for step, metrics in again["eval"].items():
+      assert metrics == before["eval"][step]
