@@ -278,6 +278,12 @@ COMMAND_PLAN = {
         "smaller study", parse=True),
     f"{STUDY_CONFIG} --data_dir study_data --output_dir "
     "studies/electra_vs_mlm": Listed("the full study: hours", parse=True),
+    f"{STUDY_CONFIG} --profile finetune_lr_3e-4 --data_dir study_data "
+    "--pretrain_dir studies/electra_vs_mlm --output_dir "
+    "studies/finetune_lr_3e-4": Listed(
+        "finetunes the full study's models again (about 40 minutes on 2 "
+        "cores); tests/study/test_study_run.py runs --pretrain_dir on a "
+        "smaller study", parse=True),
 }
 
 BENCHMARK = "a measurement taking minutes; benchmarks/README.md"

@@ -96,16 +96,44 @@ def test_the_summary_follows_from_the_runs(any_results):
     assert difference["ci_high"] - mean == pytest.approx(half, abs=1e-9)
 
 
-def _readme_table():
+def _readme_section(heading):
+  """README's text from `heading` to the next heading of its level."""
   with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
     text = f.read()
-  section = text[text.index("### What the full study found here"):]
+  start = text.index(heading)
+  end = text.find("\n" + heading.split(" ")[0] + " ", start + 1)
+  return text[start:end if end > 0 else None]
+
+
+def _table_rows(section):
+  """First cell -> the other cells, of every table row in `section`."""
   rows = {}
   for line in section.splitlines():
-    cells = [c.strip() for c in line.strip().strip("|").split("|")]
-    if cells[0] in README_ROWS or cells[0] == "TF-IDF + linear model":
+    if line.startswith("|"):
+      cells = [c.strip() for c in line.strip().strip("|").split("|")]
       rows[cells[0]] = cells[1:]
-  return section, rows
+  return rows
+
+
+def _readme_table():
+  section = _readme_section("### What the full study found here")
+  return section, _table_rows(section)
+
+
+def _assert_row(cells, estimates, tasks):
+  for cell, key in zip(cells, tasks + ["mean_over_tasks"]):
+    value = estimates[key]
+    assert cell == (f"{value['mean']:.1f} ± "
+                    f"{value['ci_high'] - value['mean']:.1f}"), key
+
+
+def _assert_quoted(section, pattern, difference):
+  quoted = re.search(pattern + r"([+-][\d.]+) points, 95% CI "
+                     r"\[([+-]?[\d.]+), ([+-][\d.]+)\]", section)
+  assert quoted, f"README no longer quotes {pattern!r}"
+  assert [float(v) for v in quoted.groups()] == [
+      round(difference["mean"], 1), round(difference["ci_low"], 1),
+      round(difference["ci_high"], 1)]
 
 
 def test_the_readme_table_is_the_committed_result(results):
@@ -115,20 +143,27 @@ def test_the_readme_table_is_the_committed_result(results):
   for label, init in README_ROWS.items():
     estimates = (summary["random_init"] if init == "random_init" else
                  summary["objectives"][init][-1])
-    for cell, key in zip(rows[label], tasks + ["mean_over_tasks"]):
-      value = estimates[key]
-      assert cell == (f"{value['mean']:.1f} ± "
-                      f"{value['ci_high'] - value['mean']:.1f}"), (label, key)
+    _assert_row(rows[label], estimates, tasks)
   tfidf = [f"{summary['tfidf'][t]:.1f}" for t in tasks]
   tfidf.append(f"{np.mean(list(summary['tfidf'].values())):.1f}")
   assert rows["TF-IDF + linear model"] == tfidf
-  paired = summary["paired"]["electra - mlm"]
-  quoted = re.search(r"ELECTRA - MLM, paired by seed: ([+-][\d.]+) points, "
-                     r"95% CI \[([+-]?[\d.]+), ([+-][\d.]+)\]", section)
-  assert quoted, "README no longer quotes the paired difference"
-  assert [float(v) for v in quoted.groups()] == [
-      round(paired["mean"], 1), round(paired["ci_low"], 1),
-      round(paired["ci_high"], 1)]
+  _assert_quoted(section, "ELECTRA - MLM, paired by seed: ",
+                 summary["paired"]["electra - mlm"])
+
+
+def test_the_readme_quotes_the_finetuning_learning_rate_result():
+  results = _load(os.path.join(RESULTS, "finetune_lr_3e-4"))
+  assert results["study"]["finetune_hparams"]["learning_rate"] == 3e-4
+  section = _readme_section("### What the gap depends on")
+  rows = _table_rows(section)
+  summary = results["summary"]
+  for label, init in README_ROWS.items():
+    label = {"MLM, same FLOPs": "MLM"}.get(label, label) + " at 3e-4"
+    estimates = (summary["random_init"] if init == "random_init" else
+                 summary["objectives"][init][-1])
+    _assert_row(rows[label], estimates, list(results["tasks"]))
+  _assert_quoted(section, "ELECTRA - MLM at 3e-4: ",
+                 summary["paired"]["electra - mlm"])
 
 
 def test_the_readme_quotes_the_half_budget_scores(results):
