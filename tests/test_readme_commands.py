@@ -278,6 +278,10 @@ COMMAND_PLAN = {
         "smaller study", parse=True),
     f"{STUDY_CONFIG} --data_dir study_data --output_dir "
     "studies/electra_vs_mlm": Listed("the full study: hours", parse=True),
+    f"{STUDY_CONFIG} --profile generator_half --data_dir study_data "
+    "--output_dir studies/electra_vs_mlm": Listed(
+        "pretrains one more model at the full study's budget (about 45 "
+        "minutes on 2 cores) and finetunes it", parse=True),
     f"{STUDY_CONFIG} --profile finetune_lr_3e-4 --data_dir study_data "
     "--pretrain_dir studies/electra_vs_mlm --output_dir "
     "studies/finetune_lr_3e-4": Listed(

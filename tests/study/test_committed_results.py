@@ -97,12 +97,14 @@ def test_the_summary_follows_from_the_runs(any_results):
 
 
 def _readme_section(heading):
-  """README's text from `heading` to the next heading of its level."""
+  """README's text from `heading` to the next heading of its level or
+  above."""
   with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
     text = f.read()
   start = text.index(heading)
-  end = text.find("\n" + heading.split(" ")[0] + " ", start + 1)
-  return text[start:end if end > 0 else None]
+  level = len(heading.split(" ")[0])
+  end = re.compile(r"\n#{1,%d} " % level).search(text, start + 1)
+  return text[start:end.start() if end else None]
 
 
 def _table_rows(section):
@@ -190,3 +192,16 @@ def test_a_second_run_from_scratch_reproduced_every_score(results):
     assert again["loss_curve"] == before["loss_curve"]
     for step, metrics in again["eval"].items():
       assert metrics == before["eval"][step]
+
+
+def test_the_readme_quotes_the_generator_size_result():
+  results = _load(os.path.join(RESULTS, "generator_half"))
+  objectives = results["study"]["objectives"]
+  assert objectives["electra_generator_half"]["generator_hidden_size"] == 0.5
+  section = _readme_section("### What the gap depends on")
+  summary = results["summary"]
+  _assert_row(_table_rows(section)["ELECTRA, generator 1/2"],
+              summary["objectives"]["electra_generator_half"][-1],
+              list(results["tasks"]))
+  _assert_quoted(section, "Generator 1/4 - generator 1/2: ",
+                 summary["paired"]["electra - electra_generator_half"])
