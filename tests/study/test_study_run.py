@@ -36,7 +36,7 @@ def write_corpus(folder, files=2, documents=60, seed=0):
 
 STUDY = {
     "corpus": ["corpus/*.txt"], "vocab_file": "vocab.txt",
-    "held_out_per_mille": 100, "pretrain_preset": "tiny",
+    "held_out_per_mille": 300, "pretrain_preset": "tiny",
     "pretrain_hparams": {"vocab_size": synthetic_tasks.VOCAB_SIZE,
                          "train_batch_size": 8, "eval_batch_size": 8,
                          "max_seq_length": 32, "num_warmup_steps": 2,
