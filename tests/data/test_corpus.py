@@ -104,3 +104,25 @@ def test_tfds_records_are_documents_without_download():
   assert list(source.lines(units[0], stats)) == ["First line.", "Second line."]
   with pytest.raises(errors.DataError, match="no field 'text'.*title"):
     list(source.lines(units[1], stats))
+
+
+def _held_out_documents(path, held_out_per_mille=300):
+  split = corpus.DocumentSplit(corpus.FileCorpus((path,)), held_out_per_mille,
+                               True)
+  return [line for line in split.lines(path, build_stats.BuildStats())
+          if line]
+
+
+def test_held_out_documents_follow_the_file_path_not_only_its_content():
+  # README's study section: the draw is fixed by the files' paths, so the same
+  # text at the same path gives the same split, and elsewhere another one.
+  text = "".join(f"doc {i}\n\n" for i in range(200))
+  paths = ["ram://split_a/corpus/c.txt", "ram://split_b/corpus/c.txt"]
+  for path in paths:
+    with tf.io.gfile.GFile(path, "w") as f:
+      f.write(text)
+  first = _held_out_documents(paths[0])
+  assert first == _held_out_documents(paths[0])
+  other = _held_out_documents(paths[1])
+  assert 40 < len(first) < 80 and 40 < len(other) < 80
+  assert first != other
