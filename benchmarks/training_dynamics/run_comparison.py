@@ -15,8 +15,9 @@ and only the unfinished runs start again (each resumes from its last
 checkpoint). The data is the demo's: the installed Python's docstrings, a
 WordPiece vocab learned from them, train shards and one held-out shard,
 built by electra-tf's builder unless `--work_dir` holds them already.
-`tiny_shared` repeats `tiny` with one batch order for both sides (see
-`data.shared_stream`), to tell the data stream's effect from the rest.
+`tiny_shared` and `variant_shared` repeat `tiny` and `variant` with one batch
+order for both sides (see `data.shared_stream`), to tell the data stream's
+effect from the rest.
 """
 
 import json
@@ -42,7 +43,8 @@ flags.DEFINE_string("original_python", None, "The Python of the original's "
 flags.DEFINE_string("work_dir", None, "Data and runs (large; resumable).")
 flags.DEFINE_string("output_dir", os.path.join(HERE, "results"),
                     "Where report.md, results.json and the plots go.")
-flags.DEFINE_list("configs", ["tiny", "variant", "tiny_shared"],
+flags.DEFINE_list("configs", ["tiny", "variant", "tiny_shared",
+                               "variant_shared"],
                   "Configurations to run.")
 flags.DEFINE_list("seeds", ["1", "2", "3"], "Seeds of each side.")
 flags.DEFINE_integer("tiny_steps", 600, "Training steps of `tiny`.")
@@ -75,7 +77,8 @@ def configurations():
   return {"tiny": ({}, FLAGS.tiny_steps, False),
           "variant": (dict(VARIANT), FLAGS.variant_steps, False),
           # `tiny` with the data order taken out of the comparison.
-          "tiny_shared": ({}, FLAGS.tiny_steps, True)}
+          "tiny_shared": ({}, FLAGS.tiny_steps, True),
+          "variant_shared": (dict(VARIANT), FLAGS.variant_steps, True)}
 
 
 def data_orders():
