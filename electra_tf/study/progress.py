@@ -21,12 +21,14 @@ REFERENCE_COST = 1e12
 class StudyProgress:
   """Logs "what finished, share of the work, elapsed, ETA" lines."""
 
-  def __init__(self, total_cost):
+  def __init__(self, total_cost, seconds_before=0.0):
+    """`seconds_before`: work of this study that ran before the tracker
+    existed (building the data), counted in the elapsed time."""
     self.total_cost = max(total_cost, 1.0)
     self.done_cost = 0.0
     self._measured_cost = 0.0
     self._measured_seconds = 0.0
-    self._started = time.time()
+    self._started = time.time() - seconds_before
 
   def finished(self, what, cost, seconds=None):
     """Records a unit of `cost`; `seconds` when it ran (None: reused)."""

@@ -264,11 +264,11 @@ class StudyProgressWithData(progress_lib.StudyProgress):
   """`StudyProgress` that counts the data step first."""
 
   def __init__(self, total_cost, data):
-    super().__init__(total_cost)
+    super().__init__(total_cost, seconds_before=data.seconds or 0.0)
     self._data = data
 
   def data_done(self):
-    self.finished("data (vocab, TFRecords)", self._data.cost,
+    return self.finished("data (vocab, TFRecords)", self._data.cost,
                   self._data.seconds)
 
 
