@@ -12,12 +12,25 @@ command continues where it stopped; a finished sub-run is reused only if
 its settings are unchanged. --pretrain_dir takes the data and the
 pretraining runs from another study's output dir, so a study that changes
 only the finetuning recipe pretrains nothing again.
+
+  electra-study --pool studies/seed0,studies/seed1 --output_dir studies/pooled
+
+writes one report over the finished studies of the same config run with
+other pretraining seeds (`pretrain_seeds`) in other output dirs.
 """
+
+import json
+import os
+
+import tensorflow as tf
 
 from absl import flags
 from absl import logging
 
+from electra_tf import errors
 from electra_tf.cli import entry_point
+from electra_tf.study import collect
+from electra_tf.study import report
 from electra_tf.study import runner
 from electra_tf.study import study_config
 
@@ -45,10 +58,37 @@ def define_flags(fv):
   flags.DEFINE_float("max_seconds", None, "Stop (after saving) once this "
                      "much time has passed; rerun to continue.",
                      flag_values=fv)
-  flags.mark_flags_as_required(["config", "output_dir"], flag_values=fv)
+  flags.DEFINE_list("pool", None, "Instead of --config: output dirs of "
+                    "finished studies that differ only in their pretraining "
+                    "seeds; writes one report over all their runs.",
+                    flag_values=fv)
+  flags.mark_flags_as_mutual_exclusive(["config", "pool"], required=True,
+                                       flag_values=fv)
+  flags.mark_flags_as_required(["output_dir"], flag_values=fv)
+
+
+def _read_results(output_dir):
+  path = os.path.join(output_dir, report.RESULTS_JSON)
+  if not tf.io.gfile.exists(path):
+    raise errors.ConfigError(f"--pool: {path} does not exist (has that "
+                             "study finished?)")
+  with tf.io.gfile.GFile(path) as f:
+    return json.load(f)
+
+
+def pool(fv):
+  try:
+    pooled = collect.pool([_read_results(d) for d in fv.pool])
+  except ValueError as e:
+    raise errors.ConfigError(f"--pool {','.join(fv.pool)}: {e}") from None
+  tf.io.gfile.makedirs(fv.output_dir)
+  for name, path in report.write(pooled, fv.output_dir).items():
+    logging.info("%s: %s", name, path)
 
 
 def study(fv):
+  if fv.pool:
+    return pool(fv)
   config = study_config.StudyConfig.from_json(fv.config, fv.profile,
                                               data_dir=fv.data_dir)
   written = runner.run_study(config, fv.output_dir, fv.max_seconds,

@@ -38,10 +38,6 @@ def loss_curve(run_dir):
   return [[step, points[step]] for step in sorted(points)]
 
 
-def _score(metrics, task, split):
-  return metrics[split][task.metric_names[0]]
-
-
 def _task_means(scores_by_task):
   """{pair: mean over tasks} for the pairs every task has."""
   pairs = set.intersection(*(set(s) for s in scores_by_task.values()))
@@ -67,47 +63,44 @@ def _paired(first, second):
                                       [second[p] for p in pairs]).to_dict()
 
 
-def results(study, schedules, pretraining, finetuned, random_init, tfidf,
-            tasks, pretrain_runs_dir):
-  """The study's results dict (what `report.write` renders); the loss
-  curves are read from the pretraining runs under `pretrain_runs_dir`."""
-  split = study.headline_split
-  runs = []
+def summarise(runs, random_runs, tfidf, task_metrics, split, objectives,
+              reference):
+  """The summary of per-run score rows (results' "runs" and "random_init").
+
+  `task_metrics`: {task: headline metric}; `objectives`: {label: {"
+  checkpoint_steps": [...], "num_train_steps": n}} with a "flops" per step
+  taken from the rows.
+  """
   by_step = {}  # (label, step) -> {task: {(pretrain seed, ft seed): score}}
-  for (label, pseed, step), per_task in finetuned.items():
-    for name, per_seed in per_task.items():
-      for fseed, metrics in per_seed.items():
-        runs.append({"init": label, "pretrain_seed": pseed, "step": step,
-                     "flops": schedules[label].flops_at(step), "task": name,
-                     "finetune_seed": fseed, **metrics})
-        by_step.setdefault((label, step), {}).setdefault(name, {})[
-            (pseed, fseed)] = _score(metrics, tasks[name].task, split)
+  flops = {}
+  for run in runs:
+    key = (run["init"], run["step"])
+    flops[key] = run["flops"]
+    by_step.setdefault(key, {}).setdefault(run["task"], {})[
+        (run["pretrain_seed"], run["finetune_seed"])] = run[split][
+            task_metrics[run["task"]]]
   summary = {"objectives": {}, "paired": {}}
   final = {}
-  for label, schedule in schedules.items():
+  for label, objective in objectives.items():
     points = []
-    for step in schedule.checkpoint_steps:
+    for step in objective["checkpoint_steps"]:
       if (label, step) not in by_step:  # not finetuned yet
         continue
       estimates, means = _estimates(by_step[(label, step)])
-      points.append({"step": step, "flops": schedule.flops_at(step),
+      points.append({"step": step, "flops": flops[(label, step)],
                      **estimates})
-      if step == schedule.num_train_steps:
+      if step == objective["num_train_steps"]:
         final[label] = means
     summary["objectives"][label] = points
-  reference = study.reference_objective
   for label in final:
     if label != reference and reference in final:
       summary["paired"][f"{reference} - {label}"] = _paired(
           final[reference], final[label])
-  random_runs = []
-  if random_init is not None:
+  if random_runs:
     scores = {}
-    for name, per_seed in random_init.items():
-      for fseed, metrics in per_seed.items():
-        random_runs.append({"task": name, "finetune_seed": fseed, **metrics})
-        scores.setdefault(name, {})[fseed] = _score(metrics,
-                                                    tasks[name].task, split)
+    for run in random_runs:
+      scores.setdefault(run["task"], {})[run["finetune_seed"]] = run[split][
+          task_metrics[run["task"]]]
     estimates, random_means = _estimates(scores)
     summary["random_init"] = estimates
     for label in final:
@@ -116,23 +109,91 @@ def results(study, schedules, pretraining, finetuned, random_init, tfidf,
       summary["paired"][f"{label} - random_init"] = _paired(final[label],
                                                             expanded)
   if tfidf:
-    summary["tfidf"] = {name: scores[tasks[name].task.metric_names[0]]
+    summary["tfidf"] = {name: scores[task_metrics[name]]
                         for name, scores in tfidf.items()}
+  return summary
+
+
+def results(study, schedules, pretraining, finetuned, random_init, tfidf,
+            tasks, pretrain_runs_dir):
+  """The study's results dict (what `report.write` renders); the loss
+  curves are read from the pretraining runs under `pretrain_runs_dir`."""
+  runs = []
+  for (label, pseed, step), per_task in finetuned.items():
+    for name, per_seed in per_task.items():
+      for fseed, metrics in per_seed.items():
+        runs.append({"init": label, "pretrain_seed": pseed, "step": step,
+                     "flops": schedules[label].flops_at(step), "task": name,
+                     "finetune_seed": fseed, **metrics})
+  random_runs = [{"task": name, "finetune_seed": fseed, **metrics}
+                 for name, per_seed in (random_init or {}).items()
+                 for fseed, metrics in per_seed.items()]
+  task_metrics = {name: t.task.metric_names[0] for name, t in tasks.items()}
+  objectives = {label: {"num_train_steps": s.num_train_steps,
+                        "flops_per_step": s.flops_per_step,
+                        "total_flops": s.total_flops,
+                        "checkpoint_steps": list(s.checkpoint_steps)}
+                for label, s in schedules.items()}
   return {
-      "study": study.to_dict(), "headline_split": split,
-      "tasks": {name: {"metric": t.task.metric_names[0],
+      "study": study.to_dict(), "headline_split": study.headline_split,
+      "tasks": {name: {"metric": task_metrics[name],
                        "num_examples": t.num_examples}
                 for name, t in tasks.items()},
-      "objectives": {label: {"num_train_steps": s.num_train_steps,
-                             "flops_per_step": s.flops_per_step,
-                             "total_flops": s.total_flops,
-                             "checkpoint_steps": list(s.checkpoint_steps)}
-                     for label, s in schedules.items()},
+      "objectives": objectives,
       "pretraining": [{"objective": label, "seed": seed,
                        "eval": {str(k): v for k, v in evals.items()},
                        "loss_curve": loss_curve(os.path.join(
                            pretrain_runs_dir, f"{label}-seed{seed}"))}
                       for (label, seed), evals in pretraining.items()],
       "runs": runs, "random_init": random_runs, "tfidf": tfidf,
-      "summary": summary,
+      "summary": summarise(runs, random_runs, tfidf, task_metrics,
+                           study.headline_split, objectives,
+                           study.reference_objective),
   }
+
+
+def summary_of(results):
+  """`summarise` over a results dict's own rows."""
+  return summarise(
+      results["runs"], results["random_init"], results["tfidf"],
+      {name: task["metric"] for name, task in results["tasks"].items()},
+      results["headline_split"], results["objectives"],
+      results["study"]["reference_objective"])
+
+
+# Study keys that may differ between the results `pool` joins.
+POOLED_KEYS = ("pretrain_seeds", "profiles")
+
+
+def pool(results_list):
+  """One results dict from the results of the same study run with other
+  pretraining seeds (in other output dirs): every run's rows together and
+  the summary over all (pretraining seed, finetuning seed) pairs.
+
+  Raises ValueError naming what differs when the studies are not the same
+  study, when a pretraining seed appears twice, or when the references
+  (which no pretraining seed changes) disagree.
+  """
+  first = results_list[0]
+  seeds = []
+  for index, results in enumerate(results_list):
+    for key in set(first["study"]) | set(results["study"]):
+      if (key not in POOLED_KEYS
+          and first["study"].get(key) != results["study"].get(key)):
+        raise ValueError(f"results {index} is another study: its {key!r} "
+                         f"is {results['study'].get(key)!r}, results 0 has "
+                         f"{first['study'].get(key)!r}")
+    for key in ("headline_split", "tasks", "objectives", "random_init",
+                "tfidf"):
+      if results[key] != first[key]:
+        raise ValueError(f"results {index} differ from results 0 in "
+                         f"{key!r}")
+    seeds += results["study"]["pretrain_seeds"]
+  if len(set(seeds)) != len(seeds):
+    raise ValueError(f"pretraining seeds repeat across the results: {seeds}")
+  pooled = dict(first)
+  pooled["study"] = dict(first["study"], pretrain_seeds=seeds)
+  pooled["pretraining"] = [p for r in results_list for p in r["pretraining"]]
+  pooled["runs"] = [run for r in results_list for run in r["runs"]]
+  pooled["summary"] = summary_of(pooled)
+  return pooled
