@@ -47,16 +47,26 @@ def _mean_ci(values):
 
 
 def _scores(results, init, step=None):
-  """{task: {finetune seed: headline test score}} of one model."""
+  """{task: {(pretraining seed, finetuning seed): headline test score}} of
+  one model; random init's runs count for every pretraining seed."""
   runs = results["runs"] if init != "random_init" else [
-      dict(run, init="random_init") for run in results["random_init"]]
+      dict(run, init="random_init", pretrain_seed=seed)
+      for run in results["random_init"]
+      for seed in results["study"]["pretrain_seeds"]]
   scores = {}
   for run in runs:
     if run["init"] == init and (step is None or run.get("step") == step):
       metric = results["tasks"][run["task"]]["metric"]
-      scores.setdefault(run["task"], {})[run["finetune_seed"]] = run[
-          results["headline_split"]][metric]
+      scores.setdefault(run["task"], {})[
+          (run["pretrain_seed"], run["finetune_seed"])] = run[
+              results["headline_split"]][metric]
   return scores
+
+
+def _random_init_scores(results):
+  """{task: {finetuning seed: score}}: random init's own runs, once each."""
+  return {task: {fseed: score for (_, fseed), score in by_seed.items()}
+          for task, by_seed in _scores(results, "random_init").items()}
 
 
 def _final_step(results, init):
@@ -85,6 +95,11 @@ def test_the_summary_follows_from_the_runs(any_results):
         mean, half = _mean_ci(list(by_seed.values()))
         assert point[task]["mean"] == pytest.approx(mean, abs=1e-9)
         assert point[task]["ci_high"] - mean == pytest.approx(half, abs=1e-9)
+  for task, by_seed in _random_init_scores(results).items():
+    mean, half = _mean_ci(list(by_seed.values()))
+    estimate = results["summary"]["random_init"][task]
+    assert estimate["mean"] == pytest.approx(mean, abs=1e-9)
+    assert estimate["ci_high"] - mean == pytest.approx(half, abs=1e-9)
   for name, difference in results["summary"]["paired"].items():
     first, second = name.split(" - ")
     deltas = (_per_seed_means(_scores(results, first,
