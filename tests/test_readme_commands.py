@@ -288,11 +288,21 @@ COMMAND_PLAN = {
         "finetunes the full study's models again (about 40 minutes on 2 "
         "cores); tests/study/test_study_run.py runs --pretrain_dir on a "
         "smaller study", parse=True),
+    f"{STUDY_CONFIG} --profile pretrain_seed_1 --data_dir study_data "
+    "--output_dir studies/pretrain_seed_1": Listed(
+        "the full study again with pretraining seed 1: 2 h 19 min on 2 "
+        "cores", parse=True),
+    "electra-study --pool studies/electra_vs_mlm,studies/pretrain_seed_1 "
+    "--output_dir studies/pretrain_seeds_0_1": Listed(
+        "needs two finished full studies; tests/study/test_pool.py runs "
+        "--pool on the committed results"),
 }
 
 BENCHMARK = "a measurement taking minutes; benchmarks/README.md"
 # Commands in the prose's code spans: none runs here.
 INLINE_PLAN = {
+    "electra-study --pool": "names the flag of the commands below it; "
+    "tests/study/test_pool.py runs it",
     "electra-build-vocab --kind sentencepiece": "names a flag of the "
     "command above; tests/tokenization/test_vocab_builder.py learns SentencePiece",
     "python pretrain.py --data-dir $DATA_DIR --model-name electra_small_owt "

@@ -161,8 +161,14 @@ def summary_of(results):
       results["study"]["reference_objective"])
 
 
-# Study keys that may differ between the results `pool` joins.
-POOLED_KEYS = ("pretrain_seeds", "profiles")
+# Study keys that may differ between the results `pool` joins: the seeds,
+# and the words and profiles of the config file, which change no setting.
+POOLED_KEYS = ("pretrain_seeds", "description", "profiles")
+
+
+def _short(value, limit=80):
+  text = repr(value)
+  return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def pool(results_list):
@@ -180,9 +186,10 @@ def pool(results_list):
     for key in set(first["study"]) | set(results["study"]):
       if (key not in POOLED_KEYS
           and first["study"].get(key) != results["study"].get(key)):
-        raise ValueError(f"results {index} is another study: its {key!r} "
-                         f"is {results['study'].get(key)!r}, results 0 has "
-                         f"{first['study'].get(key)!r}")
+        raise ValueError(
+            f"results {index} is another study: its {key!r} is "
+            f"{_short(results['study'].get(key))}, results 0 has "
+            f"{_short(first['study'].get(key))}")
     for key in ("headline_split", "tasks", "objectives", "random_init",
                 "tfidf"):
       if results[key] != first[key]:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from electra_tf.study import collect
 from electra_tf.study import report
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -220,3 +221,48 @@ def test_the_readme_quotes_the_generator_size_result():
               list(results["tasks"]))
   _assert_quoted(section, "Generator 1/4 - generator 1/2: ",
                  summary["paired"]["electra - electra_generator_half"])
+
+
+def test_the_readme_quotes_the_second_pretraining_seed():
+  section = _readme_section("### What the gap depends on")
+  seed1 = _load(os.path.join(RESULTS, "pretrain_seed_1"))
+  assert seed1["study"]["pretrain_seeds"] == [1]
+  summary = seed1["summary"]
+  for label, init in (("ELECTRA", "electra"), ("MLM", "mlm")):
+    final = summary["objectives"][init][-1]["mean_over_tasks"]
+    assert (f"{label} {final['mean']:.1f} ± "
+            f"{final['ci_high'] - final['mean']:.1f}") in " ".join(
+                section.split()), init
+  pooled = _load(os.path.join(RESULTS, "pretrain_seeds_0_1"))
+  assert pooled["study"]["pretrain_seeds"] == [0, 1]
+  rows = _table_rows(section)
+  for label, init in (("ELECTRA", "electra"), ("MLM", "mlm")):
+    _assert_row(rows[f"{label}, seeds 0 and 1"],
+                pooled["summary"]["objectives"][init][-1],
+                list(pooled["tasks"]))
+  _assert_quoted(" ".join(section.split()),
+                 "ELECTRA - MLM over both pretraining seeds: ",
+                 pooled["summary"]["paired"]["electra - mlm"])
+
+
+def test_the_pooled_result_is_the_two_committed_studies_pooled(results):
+  seed1 = _load(os.path.join(RESULTS, "pretrain_seed_1"))
+  # No pretraining: the references of both seeds are the same runs.
+  assert seed1["random_init"] == results["random_init"]
+  assert seed1["tfidf"] == results["tfidf"]
+  pooled = _load(os.path.join(RESULTS, "pretrain_seeds_0_1"))
+  assert pooled == collect.pool([results, seed1])
+
+
+def test_the_readme_quotes_the_measured_wall_time():
+  with open(os.path.join(RESULTS, "pretrain_seed_1", "timeline.txt")) as f:
+    timeline = f.read()
+  hours, minutes, seconds = re.search(
+      r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\d+):(\d+):(\d+)",
+      timeline).groups()
+  assert "Exit status: 0" in timeline
+  section = " ".join(_readme_section(
+      "### What the full study found here").split())
+  assert (f"ran start to end in {int(hours)} h {int(minutes)} min "
+          f"{int(seconds)} s of wall time") in section
+  assert int(hours) * 60 + int(minutes) < 180  # the study's 3-hour bound
