@@ -22,10 +22,9 @@ other pretraining seeds (`pretrain_seeds`) in other output dirs.
 import json
 import os
 
-import tensorflow as tf
-
 from absl import flags
 from absl import logging
+import tensorflow as tf
 
 from electra_tf import errors
 from electra_tf.cli import entry_point

@@ -67,9 +67,9 @@ def summarise(runs, random_runs, tfidf, task_metrics, split, objectives,
               reference):
   """The summary of per-run score rows (results' "runs" and "random_init").
 
-  `task_metrics`: {task: headline metric}; `objectives`: {label: {"
-  checkpoint_steps": [...], "num_train_steps": n}} with a "flops" per step
-  taken from the rows.
+  `task_metrics`: {task: headline metric}; `objectives`: results'
+  "objectives" ({label: {"checkpoint_steps": [...], "num_train_steps": n,
+  ...}}). Each point's FLOPs come from its rows.
   """
   by_step = {}  # (label, step) -> {task: {(pretrain seed, ft seed): score}}
   flops = {}
@@ -128,28 +128,25 @@ def results(study, schedules, pretraining, finetuned, random_init, tfidf,
   random_runs = [{"task": name, "finetune_seed": fseed, **metrics}
                  for name, per_seed in (random_init or {}).items()
                  for fseed, metrics in per_seed.items()]
-  task_metrics = {name: t.task.metric_names[0] for name, t in tasks.items()}
-  objectives = {label: {"num_train_steps": s.num_train_steps,
-                        "flops_per_step": s.flops_per_step,
-                        "total_flops": s.total_flops,
-                        "checkpoint_steps": list(s.checkpoint_steps)}
-                for label, s in schedules.items()}
-  return {
+  results_dict = {
       "study": study.to_dict(), "headline_split": study.headline_split,
-      "tasks": {name: {"metric": task_metrics[name],
+      "tasks": {name: {"metric": t.task.metric_names[0],
                        "num_examples": t.num_examples}
                 for name, t in tasks.items()},
-      "objectives": objectives,
+      "objectives": {label: {"num_train_steps": s.num_train_steps,
+                             "flops_per_step": s.flops_per_step,
+                             "total_flops": s.total_flops,
+                             "checkpoint_steps": list(s.checkpoint_steps)}
+                     for label, s in schedules.items()},
       "pretraining": [{"objective": label, "seed": seed,
                        "eval": {str(k): v for k, v in evals.items()},
                        "loss_curve": loss_curve(os.path.join(
                            pretrain_runs_dir, f"{label}-seed{seed}"))}
                       for (label, seed), evals in pretraining.items()],
       "runs": runs, "random_init": random_runs, "tfidf": tfidf,
-      "summary": summarise(runs, random_runs, tfidf, task_metrics,
-                           study.headline_split, objectives,
-                           study.reference_objective),
   }
+  results_dict["summary"] = summary_of(results_dict)
+  return results_dict
 
 
 def summary_of(results):

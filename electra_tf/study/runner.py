@@ -269,7 +269,7 @@ class StudyProgressWithData(progress_lib.StudyProgress):
 
   def data_done(self):
     return self.finished("data (vocab, TFRecords)", self._data.cost,
-                  self._data.seconds)
+                         self._data.seconds)
 
 
 def _absolute(path):

@@ -34,7 +34,7 @@ def _as_seed(results, seed, shift):
   return other
 
 
-def test_summary_of_reproduces_every_committed_summary(seed0):
+def test_summary_of_reproduces_the_committed_summary(seed0):
   assert collect.summary_of(seed0) == seed0["summary"]
 
 
