@@ -145,6 +145,18 @@ def _assert_row(cells, estimates, tasks):
                     f"{value['ci_high'] - value['mean']:.1f}"), key
 
 
+def _assert_variant_rows(section, results, suffix):
+  """The README rows "ELECTRA<suffix>", "MLM<suffix>" and "random
+  initialisation<suffix>" are the end-of-budget scores of `results`."""
+  rows = _table_rows(section)
+  summary = results["summary"]
+  for label, init in README_ROWS.items():
+    label = {"MLM, same FLOPs": "MLM"}.get(label, label) + suffix
+    estimates = (summary["random_init"] if init == "random_init" else
+                 summary["objectives"][init][-1])
+    _assert_row(rows[label], estimates, list(results["tasks"]))
+
+
 def _assert_quoted(section, pattern, difference):
   quoted = re.search(pattern + r"([+-][\d.]+) points, 95% CI "
                      r"\[([+-]?[\d.]+), ([+-][\d.]+)\]", section)
@@ -173,15 +185,9 @@ def test_the_readme_quotes_the_finetuning_learning_rate_result():
   results = _load(os.path.join(RESULTS, "finetune_lr_3e-4"))
   assert results["study"]["finetune_hparams"]["learning_rate"] == 3e-4
   section = _readme_section("### What the gap depends on")
-  rows = _table_rows(section)
-  summary = results["summary"]
-  for label, init in README_ROWS.items():
-    label = {"MLM, same FLOPs": "MLM"}.get(label, label) + " at 3e-4"
-    estimates = (summary["random_init"] if init == "random_init" else
-                 summary["objectives"][init][-1])
-    _assert_row(rows[label], estimates, list(results["tasks"]))
+  _assert_variant_rows(section, results, " at 3e-4")
   _assert_quoted(section, "ELECTRA - MLM at 3e-4: ",
-                 summary["paired"]["electra - mlm"])
+                 results["summary"]["paired"]["electra - mlm"])
 
 
 def test_the_readme_quotes_the_half_budget_scores(results):
@@ -266,3 +272,28 @@ def test_the_readme_quotes_the_measured_wall_time():
   assert (f"ran start to end in {int(hours)} h {int(minutes)} min "
           f"{int(seconds)} s of wall time") in section
   assert int(hours) * 60 + int(minutes) < 180  # the study's 3-hour bound
+
+
+def test_the_readme_quotes_the_model_size_result(results):
+  layers_2 = _load(os.path.join(RESULTS, "layers_2"))
+  overrides = layers_2["study"]["pretrain_hparams"]["model_hparam_overrides"]
+  assert overrides["num_hidden_layers"] == 2
+  assert results["study"]["pretrain_hparams"]["model_hparam_overrides"][
+      "num_hidden_layers"] == 4
+  _assert_variant_rows(_readme_section("### What the gap depends on"),
+                       layers_2, ", 2 layers")
+  section = " ".join(_readme_section("### What the gap depends on").split())
+  summary = layers_2["summary"]
+  _assert_quoted(section, "ELECTRA - MLM with 2 layers: ",
+                 summary["paired"]["electra - mlm"])
+  _assert_quoted(section, "ELECTRA - random init with 2 layers: ",
+                 summary["paired"]["electra - random_init"])
+  auc = layers_2["pretraining"][0]["eval"]["6000"]["disc_auc"]
+  base_auc = results["pretraining"][0]["eval"]["6000"]["disc_auc"]
+  assert f"held-out AUC {auc:.3f} against {base_auc:.3f}" in section
+  with open(os.path.join(RESULTS, "layers_2", "timeline.txt")) as f:
+    hours, minutes, seconds = re.search(
+        r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\d+):(\d+):(\d+)",
+        f.read()).groups()
+  assert (f"{int(hours)} h {int(minutes)} min {int(seconds)} s start to end"
+          in section)
