@@ -296,6 +296,11 @@ COMMAND_PLAN = {
     "--output_dir studies/layers_2": Listed(
         "the full study with a 2-layer model: 1 h 54 min on 2 cores",
         parse=True),
+    f"{STUDY_CONFIG} --profile layers_2_finetune_lr_3e-4 --data_dir "
+    "study_data --pretrain_dir studies/layers_2 --output_dir "
+    "studies/layers_2_finetune_lr_3e-4": Listed(
+        "finetunes the 2-layer study's models again (33 minutes on 2 "
+        "cores)", parse=True),
     "electra-study --pool studies/electra_vs_mlm,studies/pretrain_seed_1 "
     "--output_dir studies/pretrain_seeds_0_1": Listed(
         "needs two finished full studies; tests/study/test_pool.py runs "

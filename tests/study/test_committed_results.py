@@ -297,3 +297,22 @@ def test_the_readme_quotes_the_model_size_result(results):
         f.read()).groups()
   assert (f"{int(hours)} h {int(minutes)} min {int(seconds)} s start to end"
           in section)
+
+
+def test_the_readme_quotes_the_model_size_result_at_3e_4():
+  results = _load(os.path.join(RESULTS, "layers_2_finetune_lr_3e-4"))
+  study = results["study"]
+  assert study["pretrain_hparams"]["model_hparam_overrides"][
+      "num_hidden_layers"] == 2
+  assert study["finetune_hparams"]["learning_rate"] == 3e-4
+  section = _readme_section("### What the gap depends on")
+  _assert_variant_rows(section, results, ", 2 layers at 3e-4")
+  section = " ".join(section.split())
+  paired = results["summary"]["paired"]
+  _assert_quoted(section, "ELECTRA - MLM with 2 layers at 3e-4: ",
+                 paired["electra - mlm"])
+  _assert_quoted(section, "ELECTRA - random init with 2 layers at 3e-4: ",
+                 paired["electra - random_init"])
+  four_layers = _load(os.path.join(RESULTS, "finetune_lr_3e-4"))
+  assert (f"shrinks from {four_layers['summary']['paired']['electra - mlm']['mean']:+.1f}"
+          f" to {paired['electra - mlm']['mean']:+.1f}") in section
