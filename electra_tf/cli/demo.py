@@ -36,7 +36,6 @@ from electra_tf.training import progress
 DEMO_PRESET = "tiny"
 VOCAB_SIZE = 4000  # learned in well under a minute on 2 cores
 CORPUS_BYTES = 4_000_000
-DONE_MARKER = "COMPLETE"
 
 
 def _corpus_files(demo_dir, text_patterns):
@@ -44,15 +43,8 @@ def _corpus_files(demo_dir, text_patterns):
   if text_patterns:
     return corpus_lib.list_input_files(text_patterns.split(","))
   folder = os.path.join(demo_dir, "corpus")
-  if not tf.io.gfile.exists(os.path.join(folder, DONE_MARKER)):
-    if tf.io.gfile.exists(folder):
-      tf.io.gfile.rmtree(folder)
-    logging.info("collecting docstrings of the installed Python into %s",
-                 folder)
-    docstring_corpus.write_docstring_corpus(folder, CORPUS_BYTES)
-    with tf.io.gfile.GFile(os.path.join(folder, DONE_MARKER), "w") as f:
-      f.write("")
-  return sorted(tf.io.gfile.glob(os.path.join(folder, "corpus-*.txt")))
+  logging.info("docstrings of the installed Python in %s", folder)
+  return docstring_corpus.docstring_corpus_files(folder, CORPUS_BYTES)
 
 
 def _vocab(demo_dir, files):

@@ -16,6 +16,7 @@ import tensorflow as tf
 from electra_tf import errors
 
 DEFAULT_MAX_BYTES = 6_000_000
+DONE_MARKER = "COMPLETE"
 FILE_BYTES = 500_000  # text per output file
 MIN_WORDS = 5  # shorter paragraphs (signatures, "Return x.") are skipped
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z(\"'])")
@@ -104,3 +105,15 @@ def write_docstring_corpus(output_dir, max_bytes=DEFAULT_MAX_BYTES,
   if not paths:
     raise errors.DataError(f"no docstrings found under {', '.join(roots)}")
   return paths
+
+
+def docstring_corpus_files(folder, max_bytes=DEFAULT_MAX_BYTES):
+  """The corpus files under `folder`, written once (a half-written folder,
+  from a killed run, is written again); returns their sorted paths."""
+  if not tf.io.gfile.exists(os.path.join(folder, DONE_MARKER)):
+    if tf.io.gfile.exists(folder):
+      tf.io.gfile.rmtree(folder)
+    write_docstring_corpus(folder, max_bytes)
+    with tf.io.gfile.GFile(os.path.join(folder, DONE_MARKER), "w") as f:
+      f.write("")
+  return sorted(tf.io.gfile.glob(os.path.join(folder, "corpus-*.txt")))

@@ -3,6 +3,7 @@ seed at equal FLOPs -> finetuning along the budget -> references -> report.
 
 Layout of the output dir (each run dir an ordinary, resumable run):
 
+  corpus/                 with docstring_corpus_bytes: the text, written once
   data/vocab.txt, data/train/, data/eval/     built once      } or in the
   pretrain/<objective>-seed<s>/               pretraining runs } pretrain dir
   finetune/<objective>-seed<s>-step<n>/<task>/seed<k>/model_1/

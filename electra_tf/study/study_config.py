@@ -9,6 +9,9 @@ finetunes checkpoints along the budget on a set of tasks. Keys:
   corpus            text files, folders or globs (one sentence per line, a
                     blank line between documents); local or gs://
   tfds_name, tfds_text_key   a TFDS corpus instead of `corpus`
+  docstring_corpus_bytes   instead of `corpus`: the demo's text, this
+                    Python's docstrings up to this many bytes (written
+                    once into `<output_dir>/corpus/`; nothing to fetch)
   vocab_file        a WordPiece vocab; default: learn one of `vocab_size`
   vocab_size        size of the learned vocab
   vocab_sample_per_mille  share of the training documents the vocab is
@@ -60,6 +63,7 @@ class StudyConfig:
   data_dir: Optional[str] = None
   tfds_name: Optional[str] = None
   tfds_text_key: str = "text"
+  docstring_corpus_bytes: Optional[int] = None
   vocab_file: Optional[str] = None
   vocab_size: int = 16384
   vocab_sample_per_mille: int = 200
@@ -148,11 +152,20 @@ def _check_values(values):
   study = {**{k: f.default if f.default is not dataclasses.MISSING
               else f.default_factory() for k, f in _FIELDS.items()},
            **values}
-  if not study["corpus"] and not study["tfds_name"]:
-    raise errors.ConfigError("study config names no corpus (\"corpus\" or "
-                             "\"tfds_name\")")
+  sources = [key for key in ("corpus", "tfds_name", "docstring_corpus_bytes")
+             if study[key]]
+  if not sources:
+    raise errors.ConfigError("study config names no corpus (\"corpus\", "
+                             "\"tfds_name\" or \"docstring_corpus_bytes\")")
+  if len(sources) > 1:
+    raise errors.ConfigError(f"study config names {' and '.join(sources)}; "
+                             "give one corpus")
   if not study["tasks"]:
     raise errors.ConfigError("study config names no finetuning \"tasks\"")
+  if study["docstring_corpus_bytes"] is not None and (
+      study["docstring_corpus_bytes"] < 1):
+    raise errors.ConfigError("study key 'docstring_corpus_bytes' must be at "
+                             f"least 1, got {study['docstring_corpus_bytes']}")
   for key in ("budget_steps", "num_checkpoints", "vocab_size"):
     if study[key] < 1:
       raise errors.ConfigError(f"study key {key!r} must be at least 1, got "

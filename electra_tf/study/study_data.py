@@ -15,6 +15,7 @@ import tensorflow as tf
 
 from electra_tf import errors
 from electra_tf.data import corpus as corpus_lib
+from electra_tf.data import docstring_corpus
 from electra_tf.data import pretraining_dataset
 from electra_tf.data import tfds_corpus
 from electra_tf.data import tfrecords
@@ -40,10 +41,15 @@ class StudyData:
   seconds: float = None  # None when reused
 
 
-def _corpus(study):
+def _corpus(study, output_dir):
   if study.tfds_name:
     return tfds_corpus.TFDSCorpus(study.tfds_name,
                                   text_key=study.tfds_text_key)
+  if study.docstring_corpus_bytes:
+    folder = os.path.join(output_dir, "corpus")
+    logging.info("docstrings of the installed Python in %s", folder)
+    return corpus_lib.FileCorpus(tuple(docstring_corpus.docstring_corpus_files(
+        folder, study.docstring_corpus_bytes)))
   return corpus_lib.FileCorpus.from_patterns(
       [study.path(p) for p in study.corpus])
 
@@ -95,7 +101,7 @@ def _build(corpus, folder, vocab_file, config, num_shards):
 def prepare(study, output_dir):
   """Builds (or reuses) the study's data; returns a `StudyData`."""
   data_dir = os.path.join(output_dir, "data")
-  corpus = _corpus(study)
+  corpus = _corpus(study, output_dir)
   # Length and casing are shared by every objective: the reference's.
   config = budget.objective_config(study, study.reference_objective,
                                    study.pretrain_seeds[0], None, None)

@@ -8,9 +8,11 @@ from scipy import stats
 
 from electra_tf import config as config_lib
 from electra_tf import errors
+from electra_tf.data import docstring_corpus
 from electra_tf.modeling import sizes
 from electra_tf.study import budget
 from electra_tf.study import statistics
+from electra_tf.study import study_data
 from electra_tf.study import study_config
 
 BASE = {"corpus": ["c/*.txt"], "tasks": ["sst"]}
@@ -36,6 +38,12 @@ def config(**values):
      " of the objectives ['mlm']"),
     ({"headline_split": "train"}, "headline_split 'train' is not one of"),
     ({"held_out_per_mille": 1000}, "'held_out_per_mille' must be in 1..999"),
+    ({"docstring_corpus_bytes": 1000}, "names corpus and "
+     "docstring_corpus_bytes; give one corpus"),
+    ({"corpus": [], "docstring_corpus_bytes": -5},
+     "'docstring_corpus_bytes' must be at least 1, got -5"),
+    ({"corpus": [], "tfds_name": "wiki40b", "docstring_corpus_bytes": 10},
+     "names tfds_name and docstring_corpus_bytes; give one corpus"),
 ])
 def test_bad_study_configs_are_one_line_errors(values, message):
   with pytest.raises(errors.ConfigError) as error:
@@ -142,3 +150,16 @@ def test_paired_difference_matches_scipy_paired_t_test():
   assert difference.excludes_zero() == (test.pvalue < 0.05)
   with pytest.raises(ValueError):
     statistics.paired_difference([1.0], [1.0, 2.0])
+
+
+def test_the_demos_docstring_corpus_is_written_under_the_output_dir(
+    tmp_path):
+  study = config(corpus=[], docstring_corpus_bytes=100_000, vocab_size=600,
+                 vocab_sample_per_mille=1000, held_out_per_mille=100,
+                 pretrain_hparams={"max_seq_length": 64})
+  data = study_data.prepare(study, str(tmp_path))
+  corpus = docstring_corpus.docstring_corpus_files(str(tmp_path / "corpus"))
+  assert [f for f, _ in data.fingerprint["corpus"]["files"]] == corpus
+  assert data.train_files and data.eval_files and 500 < data.vocab_size <= 600
+  # Built once: the same study reuses the text and the data.
+  assert study_data.prepare(study, str(tmp_path)).seconds is None
