@@ -10,8 +10,10 @@ import os
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 
-import pytest  # pylint: disable=g-import-not-at-top
 import tensorflow as tf  # pylint: disable=g-import-not-at-top
+
+# Under pytest-xdist, each test file (and all of tests/serving) on one worker.
+from tests.xdist_groups import pytest_collection_modifyitems  # pylint: disable=g-import-not-at-top,unused-import
 
 NUM_LOGICAL_CPUS = 4
 
@@ -24,16 +26,3 @@ tf.config.set_logical_device_configuration(
 # them in tests/training/test_loop.py, and the tests that run commands in
 # subprocesses run with it.
 tf.config.optimizer.set_experimental_options({"disable_meta_optimizer": True})
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
-def pytest_collection_modifyitems(config, items):
-  """Under pytest-xdist (`-n 2 --dist loadgroup`), keeps each file's tests
-  on one worker, and all of tests/serving on one (they share exports built
-  once per session)."""
-  if not config.pluginmanager.hasplugin("xdist"):
-    return
-  for item in items:
-    path = item.path.as_posix()
-    group = "tests/serving" if "/tests/serving/" in path else path
-    item.add_marker(pytest.mark.xdist_group(group))
