@@ -255,8 +255,9 @@ def _resolve(passed):
   if len(tasks) == 1:
     values["num_train_epochs"] = tasks[0].num_train_epochs
     values["max_seq_length"] = tasks[0].default_max_seq_length
-  pretrained = {k: v for k, v in _pretrained_architecture(
-      values["init_checkpoint"]).items() if k not in passed}
+  run_config, run_architecture = _pretrained_architecture(
+      values["init_checkpoint"])
+  pretrained = {k: v for k, v in run_architecture.items() if k not in passed}
   values.update(pretrained)
   if values["model_size"] == "large":
     values["learning_rate"] = LARGE_LEARNING_RATE
@@ -268,6 +269,7 @@ def _resolve(passed):
   values.update(pretrained)  # the pretrained model's sizes beat the defaults
   values.update(passed)
   _validate(values)
+  _check_same_encoder(values, run_config, run_architecture)
   return values
 
 
@@ -288,21 +290,43 @@ PRETRAINED_KEYS = ("model_size", "model_hparam_overrides", "embedding_size",
 
 
 def _pretrained_architecture(init_checkpoint):
-  """Encoder keys of the pretraining run `init_checkpoint` is from (its
-  `config.json`), so finetuning one of our models needs no size hparams;
-  {} for other checkpoints (released TF1 ones, finetuning runs)."""
+  """(path, keys): the `config.json` of the pretraining run
+  `init_checkpoint` is from, and its encoder keys, so finetuning one of our
+  models needs no size hparams; (None, {}) for other checkpoints (released
+  TF1 ones, finetuning runs)."""
   if not init_checkpoint:
-    return {}
+    return None, {}
   folder = (init_checkpoint if tf.io.gfile.isdir(init_checkpoint)
             else os.path.dirname(init_checkpoint))
   path = os.path.join(folder, checkpointing.CONFIG_FILE)
   if not tf.io.gfile.exists(path):
-    return {}
+    return None, {}
   pretraining = config_lib.PretrainingConfig.from_hparams(path)
   keys = {key: getattr(pretraining, key) for key in PRETRAINED_KEYS}
   keys["embedding_size"] = pretraining.discriminator_config.embedding_size
   keys["model_hparam_overrides"] = dict(keys["model_hparam_overrides"])
-  return {k: v for k, v in keys.items() if v is not None}
+  return path, {k: v for k, v in keys.items() if v is not None}
+
+
+def _check_same_encoder(values, run_config, run_architecture):
+  """Refuses sizes (from a preset or hparams) that build another encoder
+  than the pretraining run's, naming each differing size."""
+  if not run_architecture:
+    return
+  keys = ("model_size", "model_hparam_overrides", "embedding_size",
+          "vocab_size")
+  ours = config_lib.encoder_config(**{k: values[k] for k in keys},
+                                   debug=values["debug"])
+  theirs = config_lib.encoder_config(**{k: run_architecture[k] for k in keys})
+  differ = [f"{field.name} {getattr(ours, field.name)} (the run has "
+            f"{getattr(theirs, field.name)})"
+            for field in dataclasses.fields(ours)
+            if getattr(ours, field.name) != getattr(theirs, field.name)]
+  if differ:
+    raise errors.ConfigError(
+        f"the finetuning hparams build another encoder than the pretraining "
+        f"run of {run_config}: {', '.join(differ)}; give no size keys, or "
+        "give the run's in --hparams over a preset that sets others")
 
 
 def _checked(passed):

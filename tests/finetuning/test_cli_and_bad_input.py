@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+from electra_tf import config as config_lib
 from electra_tf import tokenization
 from electra_tf.cli import finetune as finetune_cli
 from electra_tf.finetuning import feature_cache
@@ -102,3 +103,26 @@ def test_examples_longer_than_max_seq_length_are_counted(data_dir, task,
   feature_set = build(data_dir, task, max_seq_length=5)
   assert feature_set.long_sequences == feature_set.num_features == 8
   assert "8 of 8 train sequences reached max_seq_length 5" in caplog.text
+
+
+def test_a_preset_of_other_sizes_than_the_run_is_one_line(tmp_path, capsys):
+  # README's own-data command with --preset tiny, on a run twice as wide:
+  # refused before any work, naming the sizes, not a shape error at restore.
+  run = tmp_path / "wide_run"
+  run.mkdir()
+  wide = config_lib.load_pretraining_config("tiny", {
+      "model_hparam_overrides": {"num_hidden_layers": 2, "hidden_size": 128,
+                                 "num_attention_heads": 2,
+                                 "intermediate_size": 512},
+      "embedding_size": 128, "vocab_size": synthetic_tasks.VOCAB_SIZE})
+  (run / "config.json").write_text(wide.to_json())
+  spec = tmp_path / "t.json"
+  (tmp_path / "train.tsv").write_text("text\tlabel\na b\tx\nc d\ty\n")
+  spec.write_text(json.dumps({"name": "t", "files": {"train": "train.tsv"}}))
+  code, _, err = run_cli(capsys, "--preset", "tiny", "--task_names",
+                         str(spec), "--init_checkpoint", str(run),
+                         "--model_dir", str(tmp_path / "model"))
+  assert code == 2 and len(err.strip().splitlines()) == 1, err
+  assert "hidden_size 64 (the run has 128)" in err
+  assert "embedding_size 32 (the run has 128)" in err
+  assert not (tmp_path / "model").exists()

@@ -346,11 +346,24 @@ def test_finetuning_one_of_our_runs_takes_its_sizes_and_vocab(tmp_path):
       synthetic_tasks.EMBEDDING_SIZE)
   assert config.encoder_config.hidden_size == 64
   assert config.vocab_file == pretraining["vocab_file"]
-  # Passed keys still win.
-  passed = FinetuningConfig.from_hparams({
+  # Passed sizes that agree with the run are fine; others are refused
+  # before any work, naming each (a preset's as much as --hparams').
+  same = FinetuningConfig.from_hparams({
       "task_names": [{"name": "t", "files": {"train": train}}],
-      "init_checkpoint": run, "vocab_size": 200})
-  assert passed.vocab_size == 200
+      "init_checkpoint": run, "vocab_size": synthetic_tasks.VOCAB_SIZE,
+      "model_hparam_overrides": pretraining["model_hparam_overrides"]})
+  assert same.encoder_config == config.encoder_config
+  with pytest.raises(errors.ConfigError) as refused:
+    FinetuningConfig.from_hparams({
+        "task_names": [{"name": "t", "files": {"train": train}}],
+        "init_checkpoint": run, "vocab_size": 200, "embedding_size": 16})
+  message = str(refused.value)
+  assert len(message.splitlines()) == 1
+  assert os.path.join(run, "config.json") in message
+  assert (f"vocab_size 200 (the run has {synthetic_tasks.VOCAB_SIZE})"
+          in message)
+  assert (f"embedding_size 16 (the run has {synthetic_tasks.EMBEDDING_SIZE})"
+          in message)
 
 
 def test_a_rerun_with_other_settings_is_refused_unless_overwrite(tmp_path,
