@@ -301,6 +301,10 @@ COMMAND_PLAN = {
     "studies/layers_2_finetune_lr_3e-4": Listed(
         "finetunes the 2-layer study's models again (33 minutes on 2 "
         "cores)", parse=True),
+    "electra-study --config configs/study/demo_recipe.json --data_dir "
+    "study_data --output_dir studies/demo_recipe": Listed(
+        "pretrains the demo's model and its MLM twin and finetunes both and "
+        "random init on three tasks: 27 minutes on 2 cores", parse=True),
     "electra-study --pool studies/electra_vs_mlm,studies/pretrain_seed_1 "
     "--output_dir studies/pretrain_seeds_0_1": Listed(
         "needs two finished full studies; tests/study/test_pool.py runs "

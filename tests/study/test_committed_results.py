@@ -266,9 +266,10 @@ def _wall_time(folder):
   with open(os.path.join(RESULTS, folder, "timeline.txt")) as f:
     timeline = f.read()
   assert "Exit status: 0" in timeline
-  return tuple(int(part) for part in re.search(
-      r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\d+):(\d+):(\d+)",
-      timeline).groups())
+  hours, minutes, seconds = re.search(
+      r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): "
+      r"(?:(\d+):)?(\d+):(\d+)", timeline).groups()  # m:ss under an hour
+  return int(hours or 0), int(minutes), int(seconds)
 
 
 def test_the_readme_quotes_the_measured_wall_time():
@@ -319,3 +320,35 @@ def test_the_readme_quotes_the_model_size_result_at_3e_4():
   wider = four_layers["summary"]["paired"]["electra - mlm"]["mean"]
   narrower = paired["electra - mlm"]["mean"]
   assert f"shrinks from {wider:+.1f} to {narrower:+.1f}" in section
+
+
+def test_the_readme_quotes_the_demo_recipe_result(results):
+  demo = _load(os.path.join(RESULTS, "demo_recipe"))
+  study = demo["study"]
+  with open(os.path.join(ROOT, "configs", "study", "demo_recipe.json")) as f:
+    config = json.load(f)
+  # The committed result is the config's study (labels aside).
+  for key, value in config.items():
+    if key not in ("description", "profiles"):
+      assert study[key] == value, key
+  assert study["pretrain_preset"] == "tiny"
+  assert set(study["pretrain_hparams"]) == {"num_eval_steps"}  # the preset
+  section = _readme_section("### The demo's model")
+  _assert_variant_rows(section, demo, ", demo's recipe")
+  section = " ".join(section.split())
+  paired = demo["summary"]["paired"]
+  _assert_quoted(section, "ELECTRA - random init with the demo's recipe: ",
+                 paired["electra - random_init"])
+  _assert_quoted(section, "ELECTRA - MLM with the demo's recipe: ",
+                 paired["electra - mlm"])
+  auc = demo["pretraining"][0]["eval"]["2000"]["disc_auc"]
+  assert f"held-out AUC {auc:.3f}" in section
+  # "far below the 4-layer study model on every task"
+  final = demo["summary"]["objectives"]["electra"][-1]
+  study_final = results["summary"]["objectives"]["electra"][-1]
+  assert all(final[task]["mean"] < study_final[task]["mean"] - 4
+             for task in demo["tasks"])
+  tfidf = np.mean(list(demo["summary"]["tfidf"].values()))
+  assert f"(TF-IDF: {tfidf:.1f})" in section
+  _, minutes, seconds = _wall_time("demo_recipe")
+  assert f"The study took {minutes} min {seconds} s" in section
