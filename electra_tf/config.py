@@ -28,6 +28,8 @@ DEBUG_DEFAULTS = {"train_batch_size": 8, "num_train_steps": 20,
                   "num_eval_steps": 2}
 SMALL_EMBEDDING_SIZE = 128
 OBJECTIVES = ("electra", "mlm", "electra_15", "replace_mlm", "all_tokens_mlm")
+# Objectives whose model has no per-token replaced-or-not head.
+OBJECTIVES_WITHOUT_DETECTOR = ("mlm", "replace_mlm")
 OPTIMIZERS = ("adamw", "lamb")
 # (low, high, whether the ends are allowed) of the numeric hparams.
 HPARAM_RANGES = {

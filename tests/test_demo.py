@@ -84,3 +84,16 @@ def test_the_report_gives_the_health_verdict():
               if "pretraining health" in l)
   assert "only 1.0% below the replacement-rate entropy 0.370" in line
   assert "mean cosine 0.9999" in line
+
+
+def test_an_objective_without_a_detector_is_refused_before_training(
+    tmp_path, capsys):
+  text = _text_files(str(tmp_path))
+  demo_dir = str(tmp_path / "demo")
+  code = pretrain.main(["pretrain.py", "--demo", "--demo_dir", demo_dir,
+                        "--text", text, "--hparams",
+                        json.dumps({**HPARAMS, "objective": "mlm"})])
+  err = capsys.readouterr().err.strip().splitlines()
+  assert code == 2 and len(err) == 1, err
+  assert "objective 'mlm' trains none" in err[0]
+  assert not os.path.exists(os.path.join(demo_dir, "model"))

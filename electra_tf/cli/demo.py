@@ -102,6 +102,10 @@ def run_demo(demo_dir, text_patterns=None, hparams=None, max_seconds=None):
   vocab_size = vocab_files.num_ids(vocab_files.load_vocab(vocab_file))
   config = config_lib.load_pretraining_config(
       DEMO_PRESET, hparams, vocab_size=vocab_size, vocab_file=vocab_file)
+  if config.objective in config_lib.OBJECTIVES_WITHOUT_DETECTOR:
+    raise errors.ConfigError(
+        f"the demo exports and probes a replaced-token detector; objective "
+        f"{config.objective!r} trains none (run electra-pretrain for it)")
   data_dir = os.path.join(demo_dir, "data")
   train = _dataset(os.path.join(data_dir, "train"), files[:-1], vocab_file,
                    config.max_seq_length)

@@ -6,6 +6,7 @@ Shape legend: B batch, L sequence length, N prediction slots, V vocab size.
 import keras
 import tensorflow as tf
 
+from electra_tf import config as config_lib
 from electra_tf.data import features as F
 from electra_tf.modeling import encoder as encoder_lib
 from electra_tf.modeling import heads
@@ -74,7 +75,7 @@ class ElectraPretrainer(keras.Model):
       self.generator = generator_lib.ElectraGenerator(
           disc_config, encoder=self.electra_encoder, dtype=policy)
       return
-    if config.objective != "replace_mlm":
+    if config.objective not in config_lib.OBJECTIVES_WITHOUT_DETECTOR:
       # The replaced-token detector, or All-Tokens MLM's copy gate.
       self.discriminator = discriminator_lib.ElectraDiscriminator(
           disc_config, encoder=self.electra_encoder, dtype=policy)
