@@ -313,11 +313,11 @@ def _check_same_encoder(values, run_config, run_architecture):
   than the pretraining run's, naming each differing size."""
   if not run_architecture:
     return
-  keys = ("model_size", "model_hparam_overrides", "embedding_size",
-          "vocab_size")
-  ours = config_lib.encoder_config(**{k: values[k] for k in keys},
-                                   debug=values["debug"])
-  theirs = config_lib.encoder_config(**{k: run_architecture[k] for k in keys})
+  ours = config_lib.encoder_config(
+      **{k: values[k] for k in config_lib.ENCODER_KEYS})
+  run = {**run_architecture, "debug": False}  # a run records no debug model
+  theirs = config_lib.encoder_config(
+      **{k: run[k] for k in config_lib.ENCODER_KEYS})
   differ = [f"{field.name} {getattr(ours, field.name)} (the run has "
             f"{getattr(theirs, field.name)})"
             for field in dataclasses.fields(ours)
