@@ -9,7 +9,7 @@ differently versioned Unicode tables never decide a token boundary.
 
 import dataclasses
 import functools
-import itertools
+import re
 import sys
 import unicodedata
 
@@ -124,8 +124,9 @@ def word_separators():
   yet splits words on.
   """
   chars, _ = _all_chars()
-  return frozenset(char for char in itertools.compress(
-      chars, map(str.isspace, chars)) if char not in DROPPED)
+  # In a str pattern, `\s` matches exactly where `str.isspace()` is true.
+  return frozenset(char for char in re.findall(r"\s", chars)
+                   if char not in DROPPED)
 
 
 def is_word_separator(char):
@@ -181,9 +182,31 @@ def all_chars():
   return _all_chars()[0]
 
 
+_LOWER_BLOCK = 4096  # characters lower-cased in one `str.lower()` call
+
+
+def changed_by_lower():
+  """The characters whose `str.lower()` differs from them, in code point
+  order. Lower-cases blocks at once; a block where some character lowers
+  to several characters is checked one character at a time."""
+  chars, code_points = _all_chars()
+  changed = []
+  for start in range(0, len(chars), _LOWER_BLOCK):
+    block = chars[start:start + _LOWER_BLOCK]
+    lowered = block.lower()
+    if len(lowered) != len(block):
+      changed.extend(char for char in block if char.lower() != char)
+      continue
+    lowered_points = np.frombuffer(lowered.encode("utf-32-le"), "<u4")
+    differs = lowered_points != code_points[start:start + len(block)]
+    changed.extend(block[i] for i in np.flatnonzero(differs))
+  return changed
+
+
 def members(char_class):
   """The characters of `char_class` (see `_mask`) as a frozenset."""
-  return frozenset(itertools.compress(all_chars(), _mask(char_class)))
+  _, code_points = _all_chars()
+  return frozenset(map(chr, code_points[_mask(char_class)].tolist()))
 
 
 @functools.lru_cache(maxsize=None)

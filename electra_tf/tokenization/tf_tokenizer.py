@@ -29,8 +29,6 @@ Shape legend: B batch of strings, W words, T word pieces.
 """
 
 import functools
-import itertools
-import operator
 
 import tensorflow as tf
 import tensorflow_text as tf_text
@@ -45,6 +43,7 @@ from electra_tf.tokenization import wordpiece
 MAX_BYTES_PER_CHAR = 4
 UTF8 = "UTF-8"  # spelling of tf.strings.unicode_* ops
 LOWER_UTF8 = "utf-8"  # spelling of tf.strings.lower
+PRINTABLE_ASCII = "[ -~]*"  # RE2: a string of U+0020 .. U+007E only
 
 
 @functools.lru_cache(maxsize=None)
@@ -56,9 +55,7 @@ def _lowercase_fixes():
   multi-character lower case (U+0130) and final sigma agree already; the
   every-code-point test guards both.
   """
-  chars = char_classes.all_chars()
-  changed = itertools.compress(chars, map(operator.ne, chars,
-                                          map(str.lower, chars)))
+  changed = char_classes.changed_by_lower()
   # Characters that lower-case to one other character and survive cleaning.
   candidates = [char for char in changed if len(char.lower()) == 1 and
                 not char_classes.is_dropped(char)]
@@ -176,6 +173,21 @@ class TFWordpieceTokenizer(tf.Module):
       strings = tf.strings.unicode_transcode(
           strings, UTF8, UTF8, errors="replace",
           replacement_char=char_classes.REPLACEMENT_CHARACTER)
+    # A string of printable ASCII (most lines of English text) has nothing
+    # to drop, no separator but " ", no CJK, no accent and an ASCII lower
+    # case: only the strings with another character take those steps.
+    others = tf.where(~tf.strings.regex_full_match(
+        strings, PRINTABLE_ASCII))  # [N, 1]
+    cleaned = self._clean(tf.gather_nd(strings, others))  # [N]
+    if self.do_lower_case:
+      strings = tf.strings.lower(strings)  # ASCII letters only
+    strings = tf.tensor_scatter_nd_update(strings, others, cleaned)
+    strings = tf.strings.regex_replace(
+        strings, f"({self._punctuation})", r" \1 ")
+    return tf.strings.split(strings)  # [B, (W)]
+
+  def _clean(self, strings):
+    """Text cleaning, CJK spacing, lower case and accent stripping. [N]"""
     strings = tf.strings.regex_replace(strings, self._dropped, "")
     strings = tf.strings.regex_replace(strings, self._separators, " ")
     strings = tf.strings.regex_replace(strings, f"({self._cjk})", r" \1 ")
@@ -184,9 +196,7 @@ class TFWordpieceTokenizer(tf.Module):
     if self.strip_accents:
       strings = tf_text.normalize_utf8(strings, "NFD")
       strings = tf.strings.regex_replace(strings, self._marks, "")
-    strings = tf.strings.regex_replace(
-        strings, f"({self._punctuation})", r" \1 ")
-    return tf.strings.split(strings)  # [B, (W)]
+    return strings
 
   def tokenize(self, strings, valid_utf8=False):
     """Word-piece ids. `strings` [B] tf.string -> int32 RaggedTensor [B, (T)].

@@ -43,3 +43,15 @@ def test_membership_follows_the_original_definitions():
       if c.isspace() and (unicodedata.category(c) != "Cc" or c in "\t\n\r"))
   assert char_classes.codepoint_ranges(str.isspace) == _ranges_one_by_one(
       str.isspace)
+
+
+def test_the_block_wise_scans_equal_one_character_at_a_time():
+  chars = char_classes.all_chars()
+  assert char_classes.changed_by_lower() == [
+      char for char in chars if char.lower() != char]
+  assert char_classes.word_separators() == frozenset(
+      char for char in chars
+      if char.isspace() and not char_classes.is_dropped(char))
+  # A block holding a character that lowers to two (U+0130) takes the slow
+  # path; the result is the same.
+  assert "\u0130" in char_classes.changed_by_lower()
