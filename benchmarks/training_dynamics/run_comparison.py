@@ -45,7 +45,8 @@ flags.DEFINE_string("output_dir", os.path.join(HERE, "results"),
                     "Where report.md, results.json and the plots go.")
 flags.DEFINE_list("configs", ["tiny", "variant", "tiny_shared",
                                "variant_shared"],
-                  "Configurations to run.")
+                  "Configurations to run (`tiny_shared_no_dropout` on "
+                  "request; see configurations()).")
 flags.DEFINE_list("seeds", ["1", "2", "3"], "Seeds of each side.")
 flags.DEFINE_integer("tiny_steps", 600, "Training steps of `tiny`.")
 flags.DEFINE_integer("variant_steps", 300, "Training steps of `variant`.")
@@ -61,6 +62,9 @@ DEMO_PRESET = "tiny"
 # The second configuration: a generator as wide as the discriminator, more
 # masking and the original's sampling temperature.
 VARIANT = {"generator_hidden_size": 1.0, "mask_prob": 0.25, "temperature": 1.0}
+# `tiny_shared` without dropout (on request): rules dropout in or out as the
+# cause of a gap (the preset's model_hparam_overrides, dropout probs 0).
+NO_DROPOUT = {"hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0}
 IMPLEMENTATIONS = ("original", "ours")
 OWN_ORDER = ("each side its own shuffled stream over the training shards "
              "(the original's input function; ours' pipeline)")
@@ -74,11 +78,16 @@ RUNNING = "RUNNING"  # the pid of the process running a run
 def configurations():
   """name -> (hparams over the `tiny` preset, training steps, whether both
   sides read one shared batch order)."""
+  from electra_tf import hparams as hparams_lib  # pylint: disable=g-import-not-at-top
+  model = hparams_lib.read_preset(DEMO_PRESET)["model_hparam_overrides"]
   return {"tiny": ({}, FLAGS.tiny_steps, False),
           "variant": (dict(VARIANT), FLAGS.variant_steps, False),
           # `tiny` with the data order taken out of the comparison.
           "tiny_shared": ({}, FLAGS.tiny_steps, True),
-          "variant_shared": (dict(VARIANT), FLAGS.variant_steps, True)}
+          "variant_shared": (dict(VARIANT), FLAGS.variant_steps, True),
+          "tiny_shared_no_dropout": (
+              {"model_hparam_overrides": dict(model, **NO_DROPOUT)},
+              FLAGS.tiny_steps, True)}
 
 
 def data_orders():
