@@ -5,7 +5,8 @@ import json
 import os
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RESULTS = os.path.join(ROOT, "benchmarks", "training_dynamics", "results")
+RESULTS = os.path.join(ROOT, "benchmarks", "training_dynamics", "results",
+                       "before_init_fix")
 CHECKED = ("masked_lm_loss", "disc_loss", "disc_auc", "disc_accuracy")
 DISCRIMINATOR = CHECKED[1:]
 SHARED = ("tiny_shared", "variant_shared")

@@ -5,7 +5,6 @@ Shape legend: B batch, L sequence length, E embedding size, H hidden size.
 
 import keras
 
-from electra_tf.modeling import activations
 from electra_tf.modeling import embeddings as embeddings_lib
 from electra_tf.modeling import transformer_block
 
@@ -42,8 +41,10 @@ class ElectraEncoder(keras.layers.Layer):
         config, dtype=policy)
     self.embeddings_project = None
     if config.embedding_size != config.hidden_size:
+      # The original's tf.layers.dense here names no initializer, so it
+      # gets TF1's default, Glorot uniform (not the truncated normal).
       self.embeddings_project = keras.layers.Dense(
-          config.hidden_size, kernel_initializer=activations.initializer(config),
+          config.hidden_size, kernel_initializer="glorot_uniform",
           name="embeddings_project", dtype=policy)
     self.blocks = []
     for i in range(config.num_hidden_layers):
