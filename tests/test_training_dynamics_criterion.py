@@ -4,6 +4,7 @@ import importlib.util
 import pathlib
 
 import pytest
+from scipy import stats
 
 _PATH = (pathlib.Path(__file__).resolve().parent.parent / "benchmarks"
          / "training_dynamics" / "spread.py")
@@ -38,3 +39,15 @@ def test_pure_noise_passes_at_the_documented_rates():
   assert spread.null_pass_rate(4, 4, trials=4000) == pytest.approx(0.95,
                                                                    abs=0.02)
   assert spread.null_pass_rate(4, 4, shift=3.0, trials=4000) < 0.25
+
+
+def test_the_difference_of_means_is_welchs():
+  original = [5.47, 5.45, 5.49, 5.44, 5.48]
+  ours = [5.46, 5.50, 5.51, 5.47]
+  result = spread.difference_of_means(original, ours)
+  assert result["difference"] == pytest.approx(
+      sum(ours) / 4 - sum(original) / 5)
+  welch = stats.ttest_ind(ours, original, equal_var=False)
+  assert result["z"] == pytest.approx(welch.statistic)
+  assert result["standard_error"] == pytest.approx(
+      result["difference"] / welch.statistic)

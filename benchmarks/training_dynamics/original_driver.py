@@ -23,6 +23,8 @@ Writes into `--run_dir`:
   train.jsonl   one line per `iterations_per_loop` steps: the mean losses;
   eval.json     the original's eval metrics of each checkpoint on the first
                 `--eval_batches` batches of `--eval_data` (in file order);
+  eval_noise.json  with `--noise_checkpoint` (and no training): that
+                checkpoint's metrics under each of `--noise_seeds`;
   config.json   the original's resolved config.
 """
 
@@ -237,6 +239,13 @@ def main(argv):
                                  FLAGS.train_data)
   run_files.write_json(os.path.join(FLAGS.run_dir, "config.json"),
                        {"config": config.__dict__, "not_in_original": unknown})
+  if FLAGS.noise_checkpoint:
+    run_files.evaluate_seeds(
+        FLAGS.run_dir, FLAGS.noise_seeds,
+        lambda seed: evaluate_checkpoint(
+            original, config, FLAGS.noise_checkpoint, FLAGS.eval_data, seed,
+            FLAGS.eval_batches))
+    return
   train(original, config, FLAGS.run_dir, FLAGS.seed, FLAGS.train_data)
   run_files.evaluate_each(
       FLAGS.run_dir, checkpoints(config.model_dir),

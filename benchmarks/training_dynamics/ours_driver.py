@@ -4,7 +4,8 @@
       --eval_data=c --run_dir=run --eval_batches=20
 
 The counterpart of `original_driver.py`, with the same outputs in
-`--run_dir` (`model/`, `train.jsonl`, `eval.json`, `config.json`), through
+`--run_dir` (`model/`, `train.jsonl`, `eval.json`, `config.json`; with
+`--noise_checkpoint`, `eval_noise.json` alone), through
 the library calls `electra-pretrain` makes: `train_loop.pretrain` (which resumes
 from `model/`), then `train_loop.evaluate` on each checkpoint. `--hparams` is an
 original-style JSON object over the `preset` it names; its `seed` seeds
@@ -12,6 +13,7 @@ initial weights, dropout, masking, sampling and the data order (with
 `--shared_order`, the order is the file's: see `run_files`).
 """
 
+import dataclasses
 import json
 import os
 
@@ -93,6 +95,15 @@ def main(argv):
   run_files.write_json(os.path.join(FLAGS.run_dir, "config.json"),
                        {"config": config.to_dict()})
   strategy = distribute.build_strategy("default")
+  if FLAGS.noise_checkpoint:
+    # The config's seed draws ours' eval masks and samples.
+    run_files.evaluate_seeds(
+        FLAGS.run_dir, FLAGS.noise_seeds,
+        lambda seed: evaluate_checkpoint(
+            dataclasses.replace(config, seed=seed), strategy, FLAGS.run_dir,
+            f"seed{seed}", FLAGS.noise_checkpoint, FLAGS.eval_data,
+            FLAGS.eval_batches))
+    return
   model_dir = os.path.join(FLAGS.run_dir, "model")
   special_ids = dataset_checks.special_token_ids(config)
   train_loop.pretrain(config, strategy, model_dir, FLAGS.train_data,

@@ -135,7 +135,7 @@ def _command(implementation, run_dir, seed, train_files, files):
   return nice + [sys.executable, os.path.join(HERE, "ours_driver.py")] + common
 
 
-def _environment(implementation):
+def driver_environment(implementation):
   env = dict(os.environ)
   if implementation == "original":
     env["TF_USE_LEGACY_KERAS"] = "1"  # tf.compat.v1.layers needs tf-keras
@@ -196,7 +196,7 @@ def run_one(name, implementation, seed, files):
   with open(os.path.join(run_dir, "log.txt"), "a") as log:
     code = subprocess.call(_command(implementation, run_dir, seed,
                                     train_files, files) + extra,
-                           env=_environment(implementation), stdout=log,
+                           env=driver_environment(implementation), stdout=log,
                            stderr=subprocess.STDOUT)
   if code:
     raise RuntimeError(f"{name}/{implementation}/seed{seed} failed (exit "

@@ -5,6 +5,7 @@ import json
 import os
 
 EVAL_FILE = "eval.json"
+NOISE_FILE = "eval_noise.json"
 REQUIRED_FLAGS = ["hparams", "train_data", "eval_data", "run_dir"]
 
 
@@ -19,6 +20,11 @@ def define_run_flags(flags, hparams_help):
                        "back, repeated, with no shuffle (the same batches in "
                        "the same order on both sides), instead of the side's "
                        "own shuffled stream.")
+  flags.DEFINE_string("noise_checkpoint", None, "Instead of training: "
+                      "evaluate this checkpoint once per --noise_seeds seed "
+                      "(the seed draws the eval masks and samples) into "
+                      f"--run_dir/{NOISE_FILE}.")
+  flags.DEFINE_list("noise_seeds", [], "Seeds of --noise_checkpoint.")
 
 
 def write_json(path, value):
@@ -41,5 +47,22 @@ def evaluate_each(run_dir, checkpoints, evaluate):
       results[step] = {k: float(v) for k, v in
                        evaluate(step, checkpoint).items()}
       print(f"eval at step {step}: {results[step]}", flush=True)
+      write_json(path, results)
+  return results
+
+
+def evaluate_seeds(run_dir, seeds, evaluate):
+  """Calls `evaluate(seed)` for each of `seeds` not in `run_dir`'s noise
+  file yet, saving after each; returns them all (seed -> metrics)."""
+  path = os.path.join(run_dir, NOISE_FILE)
+  results = {}
+  if os.path.exists(path):
+    with open(path) as f:
+      results = json.load(f)
+  for seed in seeds:
+    if str(seed) not in results:
+      results[str(seed)] = {k: float(v) for k, v in
+                            evaluate(int(seed)).items()}
+      print(f"eval with seed {seed}: {results[str(seed)]}", flush=True)
       write_json(path, results)
   return results

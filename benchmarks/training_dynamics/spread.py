@@ -67,3 +67,14 @@ def null_pass_rate(n_ours, n_original, shift=0.0, trials=20000, seed=0):
     original = [rng.gauss(0.0, 1.0) for _ in range(n_original)]
     passed += compare(ours, original)["passed"]
   return passed / trials
+
+
+def difference_of_means(original, ours):
+  """Mean(ours) - mean(original) of two independent samples, with its
+  standard error (unpooled: each side's own variance) and the difference in
+  standard errors (Welch's t statistic)."""
+  difference = mean(ours) - mean(original)
+  error = math.sqrt(statistics.variance(original) / len(original)
+                    + statistics.variance(ours) / len(ours))
+  return {"difference": difference, "standard_error": error,
+          "z": difference / error if error else 0.0}
