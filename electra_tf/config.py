@@ -47,6 +47,8 @@ HPARAM_RANGES = {
     "train_batch_size": (1, None, True), "eval_batch_size": (1, None, True),
     "num_tpu_cores": (1, None, True), "max_predictions_per_seq": (0, None, True),
     "log_every_steps": (0, None, True), "embedding_size": (1, None, True),
+    "input_files_interleaved": (1, None, True),
+    "input_shuffle_buffer": (1, None, True),
 }
 PRECISIONS = ("float32", "mixed_bfloat16", "mixed_float16")
 # The hparams that decide the encoder's variables (see `encoder_config`).
@@ -168,6 +170,12 @@ class PretrainingConfig(hparams_lib.HparamsConfig):
   seed: int = 0
   eval_tfrecords: Optional[str] = None
   log_every_steps: int = 0  # 0: once per host loop (iterations_per_loop)
+  # The training stream (data/pretrain_pipeline.py): shard files read at
+  # once, and the record shuffle buffer. The original's input_fn read 4
+  # files (one per CPU thread, in nondeterministic order) through a buffer
+  # of 100; 4 and 100 here give that mix, seeded and resumable.
+  input_files_interleaved: int = 8
+  input_shuffle_buffer: int = 1000
   jit_compile: bool = True
   # Pretraining health (pretraining/health.py): checked on
   # `health_eval_batches` held-out batches (eval_tfrecords, else training

@@ -14,6 +14,7 @@ CHECKED = ("masked_lm_loss", "disc_loss", "disc_auc", "disc_accuracy")
 DISCRIMINATOR = CHECKED[1:]
 SHARED = ("tiny_shared", "variant_shared")
 NO_DROPOUT = "tiny_shared_no_dropout"
+STREAM = "tiny_original_stream"
 
 
 def _load(name, results=BEFORE):
@@ -146,7 +147,7 @@ def after_fix_claims():
   metrics = noise["metrics"]
   return {
       "TABLE": "\n".join(_table_row(name, configs[name])
-                         for name in ("tiny", "variant", *SHARED)),
+                         for name in ("tiny", "variant", *SHARED, STREAM)),
       "SHARED": str(sum(_passes(c, CHECKED) for c in shared)),
       "NOISE32": str(round(shared[0]["null_pass_rate"] * 32)),
       "SHAREDDISC": str(sum(_passes(c, DISCRIMINATOR) for c in shared)),
@@ -166,12 +167,31 @@ def after_fix_claims():
       "OWN_VARIANT": str(_passes(configs["variant"], CHECKED)),
       "OWN_DISC_TINY": str(_passes(configs["tiny"], DISCRIMINATOR)),
       "OWN_DISC_VARIANT": str(_passes(configs["variant"], DISCRIMINATOR)),
+      "STREAM_PASS": str(_passes(configs[STREAM], CHECKED)),
+      "STREAM_FIRST": _signed(_mlm_gaps(configs[STREAM])[0]),
+      "TINY_FIRST": _signed(_mlm_gaps(configs["tiny"])[0]),
+      "STREAM_LAST": _signed(_mlm_gaps(configs[STREAM])[-1]),
+      "CURVES": ", ".join(f"{_train_curve_gap(configs[name]):.3f}"
+                          for name in ("tiny", STREAM, "tiny_shared")),
   }
+
+
+def _train_curve_gap(config, metric="mlm_loss", from_step=100):
+  """Mean over logged steps of |mean(ours) - mean(original)| of a training
+  loss (warmup's first steps left out)."""
+  train = config["train"]
+  return statistics.mean(
+      abs(statistics.mean(train["ours"][step][metric])
+          - statistics.mean(train["original"][step][metric]))
+      for step in train["ours"] if int(step) >= from_step)
 
 
 def test_after_the_fix_every_configuration_has_three_seeds_a_side():
   configs = _load("results.json", AFTER)["configs"]
-  assert set(configs) == {"tiny", "variant", *SHARED}
+  assert set(configs) == {"tiny", "variant", *SHARED, STREAM}
+  assert configs[STREAM]["original_runs_of"] == "tiny"
+  assert configs[STREAM]["hparams"]["input_files_interleaved"] == 4
+  assert configs[STREAM]["hparams"]["input_shuffle_buffer"] == 100
   for config in configs.values():
     assert config["seeds"] == {"original": [1, 2, 3], "ours": [1, 2, 3]}
 
@@ -203,6 +223,11 @@ def test_after_the_fix_benchmarks_readme_quotes_the_committed_results():
       f"`tiny` passes {claims['OWN_TINY']} of 16 and `variant` "
       f"{claims['OWN_VARIANT']} (the discriminator {claims['OWN_DISC_TINY']} "
       f"and {claims['OWN_DISC_VARIANT']} of 12)",
+      f"`tiny_original_stream` passes {claims['STREAM_PASS']} of 16",
+      f"step 150 is {claims['STREAM_FIRST']} from the original's (ours' "
+      f"default stream: {claims['TINY_FIRST']})",
+      f"at step 600 it is still {claims['STREAM_LAST']}",
+      f"differ by {claims['CURVES']} nats on average",
   ]
   for phrase in phrases:
     assert phrase in bench, phrase
@@ -238,6 +263,9 @@ def test_after_the_fix_readme_quotes_the_committed_results():
       "for the variant, with seeds on both sides of zero",
       f"({claims['OWN_DISC_TINY']} and {claims['OWN_DISC_VARIANT']} of 12 "
       "discriminator checks pass)",
+      f"the training MLM loss curves differ by {claims['CURVES']} nats on "
+      "average with ours' default stream, the original's sizes and one "
+      "shared order",
   ]
   for phrase in phrases:
     assert phrase in readme, phrase

@@ -54,15 +54,13 @@ def test_the_stream_is_a_seeded_permutation_per_pass(tmp_path):
       str(tmp_path / "c"), shards, 8, 25))
 
 
-def test_ours_reads_the_stream_in_file_order_with_a_buffer_of_one(
-    tmp_path, monkeypatch):
+def test_ours_reads_the_stream_in_file_order_with_a_buffer_of_one(tmp_path):
   shards = _write_shards(tmp_path, 10)
   path = dynamics_data.shared_stream(str(tmp_path), shards, 1, 30)
   expected = np.array(_first_ids(path) * 2)  # the file, repeated
-  monkeypatch.setattr(pretrain_pipeline, "SHUFFLE_BUFFER", 1)
   for skip in (0, 2):
     batches = pretrain_pipeline.pretraining_dataset(
         [path], batch_size=4, max_seq_length=LENGTH, seed=3,
-        skip_batches=skip).take(10)
+        skip_batches=skip, shuffle_buffer=1).take(10)
     got = np.concatenate([b["input_ids"][:, 0].numpy() for b in batches])
     np.testing.assert_array_equal(got, expected[4 * skip:4 * skip + 40])

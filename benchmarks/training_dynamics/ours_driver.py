@@ -13,7 +13,6 @@ initial weights, dropout, masking, sampling and the data order (with
 `--shared_order`, the order is the file's: see `run_files`).
 """
 
-import dataclasses
 import json
 import os
 
@@ -24,7 +23,6 @@ import tensorflow as tf
 
 from electra_tf import config as config_lib
 from electra_tf.data import dataset_checks
-from electra_tf.data import pretrain_pipeline
 from electra_tf.pretraining import train_loop
 from electra_tf.training import distribute
 
@@ -90,7 +88,7 @@ def main(argv):
     # the file front to back, repeated, as the original's driver reads it.
     if len(FLAGS.train_data) != 1:
       raise app.UsageError("--shared_order reads exactly one --train_data file")
-    pretrain_pipeline.SHUFFLE_BUFFER = 1
+    config = config.override(input_shuffle_buffer=1)
   os.makedirs(FLAGS.run_dir, exist_ok=True)
   run_files.write_json(os.path.join(FLAGS.run_dir, "config.json"),
                        {"config": config.to_dict()})
@@ -100,7 +98,7 @@ def main(argv):
     run_files.evaluate_seeds(
         FLAGS.run_dir, FLAGS.noise_seeds,
         lambda seed: evaluate_checkpoint(
-            dataclasses.replace(config, seed=seed), strategy, FLAGS.run_dir,
+            config.override(seed=seed), strategy, FLAGS.run_dir,
             f"seed{seed}", FLAGS.noise_checkpoint, FLAGS.eval_data,
             FLAGS.eval_batches))
     return

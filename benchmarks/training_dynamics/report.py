@@ -99,13 +99,21 @@ def _machine():
   return f"{model}, {os.cpu_count()} cores"
 
 
-def collect(work_dir, names, implementations, variant, data_orders, command):
-  """Everything the report shows, as one JSON-serialisable dict."""
+def collect(work_dir, names, implementations, variant, data_orders, command,
+            original_runs_of=None):
+  """Everything the report shows, as one JSON-serialisable dict.
+
+  `original_runs_of`: configuration -> the configuration whose original
+  runs it shares (its changes are ours-only settings).
+  """
+  original_runs_of = original_runs_of or {}
   results = {"command": command, "machine": _machine(),
              "date": datetime.date.today().isoformat(), "variant": variant,
              "checked_metrics": list(CHECKED), "configs": {}}
   for name in names:
-    runs = {impl: _runs(work_dir, name, impl) for impl in implementations}
+    runs = {impl: _runs(work_dir, original_runs_of.get(name, name)
+                        if impl == "original" else name, impl)
+            for impl in implementations}
     if not all(runs.values()):
       continue
     first = {impl: next(iter(side.values())) for impl, side in runs.items()}
@@ -115,7 +123,10 @@ def collect(work_dir, names, implementations, variant, data_orders, command):
     results["configs"][name] = {
         "hparams": hparams,
         "data_order": data_orders[name],
-        "not_in_original": first["original"]["config"]["not_in_original"],
+        "not_in_original": sorted(
+            set(first["original"]["config"]["not_in_original"])
+            | (set(hparams) - set(first["original"]["config"]["config"]))),
+        "original_runs_of": original_runs_of.get(name),
         "setting_differences": setting_differences(
             first["original"]["config"]["config"],
             first["ours"]["config"]["config"]),
@@ -227,6 +238,9 @@ def _config_section(name, config):
            "Hparams given to both (the `tiny` preset written out, then this "
            "configuration's changes):", "", "```",
            json.dumps(config["hparams"], sort_keys=True), "```", "",
+           *([f"The original's runs are `{config['original_runs_of']}`'s: "
+              "this configuration only changes settings the original does "
+              "not have.", ""] if config.get("original_runs_of") else []),
            f"Training data: {config['data_order']}.", "",
            "Resolved configs compared key by key (paths aside): "
            + ("identical." if not config["setting_differences"] else

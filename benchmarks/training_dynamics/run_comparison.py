@@ -45,8 +45,8 @@ flags.DEFINE_string("output_dir", os.path.join(HERE, "results"),
                     "Where report.md, results.json and the plots go.")
 flags.DEFINE_list("configs", ["tiny", "variant", "tiny_shared",
                                "variant_shared"],
-                  "Configurations to run (`tiny_shared_no_dropout` on "
-                  "request; see configurations()).")
+                  "Configurations to run (`tiny_shared_no_dropout` and "
+                  "`tiny_original_stream` on request; see configurations()).")
 flags.DEFINE_list("seeds", ["1", "2", "3"], "Seeds of each side.")
 flags.DEFINE_integer("tiny_steps", 600, "Training steps of `tiny`.")
 flags.DEFINE_integer("variant_steps", 300, "Training steps of `variant`.")
@@ -65,6 +65,12 @@ VARIANT = {"generator_hidden_size": 1.0, "mask_prob": 0.25, "temperature": 1.0}
 # `tiny_shared` without dropout (on request): rules dropout in or out as the
 # cause of a gap (the preset's model_hparam_overrides, dropout probs 0).
 NO_DROPOUT = {"hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0}
+# `tiny` with ours reading its own stream through the original input_fn's
+# sizes (on request): 4 files at once, a 100-record shuffle buffer. Ours-only
+# settings, so its original side is `tiny`'s runs.
+ORIGINAL_STREAM_SIZES = {"input_files_interleaved": 4,
+                         "input_shuffle_buffer": 100}
+ORIGINAL_RUNS_OF = {"tiny_original_stream": "tiny"}
 IMPLEMENTATIONS = ("original", "ours")
 OWN_ORDER = ("each side its own shuffled stream over the training shards "
              "(the original's input function; ours' pipeline)")
@@ -87,7 +93,9 @@ def configurations():
           "variant_shared": (dict(VARIANT), FLAGS.variant_steps, True),
           "tiny_shared_no_dropout": (
               {"model_hparam_overrides": dict(model, **NO_DROPOUT)},
-              FLAGS.tiny_steps, True)}
+              FLAGS.tiny_steps, True),
+          "tiny_original_stream": (dict(ORIGINAL_STREAM_SIZES),
+                                   FLAGS.tiny_steps, False)}
 
 
 def data_orders():
@@ -167,7 +175,9 @@ def _claim(run_dir):
 def run_one(name, implementation, seed, files):
   """Runs (or resumes) one training + evaluation unless it finished or
   another copy of this command is running it."""
-  run_dir = os.path.join(FLAGS.work_dir, "runs", name, implementation,
+  folder = (ORIGINAL_RUNS_OF.get(name, name) if implementation == "original"
+            else name)
+  run_dir = os.path.join(FLAGS.work_dir, "runs", folder, implementation,
                          f"seed{seed}")
   if os.path.exists(os.path.join(run_dir, DONE)):
     return
@@ -225,7 +235,8 @@ def main(argv):
   command = [os.path.relpath(sys.argv[0], REPO)] + [
       a for a in sys.argv[1:] if not a.startswith("--report_only")]
   results = report.collect(FLAGS.work_dir, FLAGS.configs, IMPLEMENTATIONS,
-                           VARIANT, data_orders(), " ".join(command))
+                           VARIANT, data_orders(), " ".join(command),
+                           ORIGINAL_RUNS_OF)
   report.write(results, FLAGS.output_dir)
   print(f"report: {os.path.join(FLAGS.output_dir, 'report.md')}")
 

@@ -123,7 +123,9 @@ def _distributed_dataset(strategy, config, files, start_step, training=True):
     return pretrain_pipeline.pretraining_dataset(
         files, context.get_per_replica_batch_size(global_batch),
         config.max_seq_length, training=training, seed=config.seed,
-        input_context=context, skip_batches=start_step * per_pipeline)
+        input_context=context, skip_batches=start_step * per_pipeline,
+        files_interleaved=config.input_files_interleaved,
+        shuffle_buffer=config.input_shuffle_buffer)
 
   return strategy.distribute_datasets_from_function(dataset_fn)
 
