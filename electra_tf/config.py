@@ -14,6 +14,7 @@ from typing import Any, Mapping, Optional
 
 from electra_tf import errors
 from electra_tf import hparams as hparams_lib
+from electra_tf.data import pretrain_pipeline
 
 MODEL_SIZES = {
     "small": {"hidden_size": 256, "num_hidden_layers": 12},
@@ -174,8 +175,8 @@ class PretrainingConfig(hparams_lib.HparamsConfig):
   # once, and the record shuffle buffer. The original's input_fn read 4
   # files (one per CPU thread, in nondeterministic order) through a buffer
   # of 100; 4 and 100 here give that mix, seeded and resumable.
-  input_files_interleaved: int = 8
-  input_shuffle_buffer: int = 1000
+  input_files_interleaved: int = pretrain_pipeline.MAX_CYCLE_LENGTH
+  input_shuffle_buffer: int = pretrain_pipeline.SHUFFLE_BUFFER
   jit_compile: bool = True
   # Pretraining health (pretraining/health.py): checked on
   # `health_eval_batches` held-out batches (eval_tfrecords, else training

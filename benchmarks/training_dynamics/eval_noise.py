@@ -26,6 +26,7 @@ import sys
 from absl import app
 from absl import flags
 
+from electra_tf.data import tfrecords
 import run_comparison  # --electra_dir, --original_python, --work_dir, ...
 import run_files
 import spread
@@ -45,27 +46,24 @@ METRICS = ("masked_lm_loss", "masked_lm_accuracy",
            "disc_accuracy", "disc_precision", "disc_recall")
 
 
-def _driver_command(implementation, original_run, run_dir, checkpoint,
-                    eval_files):
-  """One side's driver, evaluating `checkpoint` once per draw."""
-  seeds = ",".join(str(s) for s in range(1, FLAGS.draws + 1))
-  hparams = os.path.join(original_run, "hparams.json")
-  if implementation == "ours":
-    # The original's hparams file has no `preset`/`seed`: ours' run has them.
-    hparams = os.path.join(os.path.dirname(os.path.dirname(original_run)),
-                           "ours", os.path.basename(original_run),
-                           "hparams.json")
-  script = os.path.join(HERE, f"{implementation}_driver.py")
-  python = (FLAGS.original_python if implementation == "original"
-            else sys.executable)
-  command = ["nice", "-n", str(FLAGS.niceness), python, script,
-             f"--hparams={hparams}", f"--train_data={eval_files[0]}",
-             f"--eval_data={','.join(eval_files)}", f"--run_dir={run_dir}",
-             f"--eval_batches={FLAGS.eval_batches}",
-             f"--noise_checkpoint={checkpoint}", f"--noise_seeds={seeds}"]
+def _driver_command(implementation, run_dir, checkpoint, eval_files):
+  """One side's driver, evaluating `checkpoint` once per draw, with the
+  hparams of that side's run of `--config`."""
+  hparams = os.path.join(run_comparison.run_folder(
+      FLAGS.work_dir, FLAGS.config, implementation, FLAGS.run_seed),
+                         "hparams.json")
   if implementation == "original":
-    command.insert(5, f"--electra_dir={FLAGS.electra_dir}")
-  return command
+    command = [FLAGS.original_python,
+               os.path.join(HERE, "original_driver.py"),
+               f"--electra_dir={FLAGS.electra_dir}"]
+  else:
+    command = [sys.executable, os.path.join(HERE, "ours_driver.py")]
+  seeds = ",".join(str(s) for s in range(1, FLAGS.draws + 1))
+  return ["nice", "-n", str(FLAGS.niceness)] + command + [
+      f"--hparams={hparams}", f"--train_data={eval_files[0]}",
+      f"--eval_data={','.join(eval_files)}", f"--run_dir={run_dir}",
+      f"--eval_batches={FLAGS.eval_batches}",
+      f"--noise_checkpoint={checkpoint}", f"--noise_seeds={seeds}"]
 
 
 def compare(original, ours):
@@ -82,22 +80,17 @@ def compare(original, ours):
   return rows
 
 
-def _shards(directory):
-  """The TFRecord shards in `directory`, in name order."""
-  return sorted(os.path.join(directory, name) for name in os.listdir(directory)
-                if ".tfrecord" in name)
-
-
 def main(argv):
   del argv
   if not (FLAGS.electra_dir and FLAGS.original_python):
     raise app.UsageError("--electra_dir and --original_python are needed")
-  original_run = os.path.join(FLAGS.work_dir, "runs", FLAGS.config,
-                              "original", f"seed{FLAGS.run_seed}")
+  original_run = run_comparison.run_folder(FLAGS.work_dir, FLAGS.config,
+                                          "original", FLAGS.run_seed)
   with open(os.path.join(original_run, run_files.EVAL_FILE)) as f:
     step = max(json.load(f), key=int)
   checkpoint = os.path.join(original_run, "model", f"model.ckpt-{step}")
-  eval_files = _shards(os.path.join(FLAGS.work_dir, "data", "eval"))
+  eval_files = tfrecords.finished_shards(
+      os.path.join(FLAGS.work_dir, "data", "eval"))
   base = os.path.join(FLAGS.work_dir, "eval_noise", FLAGS.config,
                       f"seed{FLAGS.run_seed}-step{step}-"
                       f"{FLAGS.eval_batches}batches")
@@ -108,8 +101,7 @@ def main(argv):
     log = logs[implementation] = open(  # pylint: disable=consider-using-with
         os.path.join(run_dir, "log.txt"), "a")
     processes[implementation] = subprocess.Popen(
-        _driver_command(implementation, original_run, run_dir, checkpoint,
-                        eval_files),
+        _driver_command(implementation, run_dir, checkpoint, eval_files),
         env=run_comparison.driver_environment(implementation),
         stdout=log, stderr=subprocess.STDOUT)
     print(f"{implementation}: {FLAGS.draws} evaluations, log in "

@@ -172,13 +172,18 @@ def _claim(run_dir):
   return True
 
 
+def run_folder(work_dir, name, implementation, seed):
+  """The folder of one run (a configuration in `ORIGINAL_RUNS_OF` shares
+  another's original runs)."""
+  if implementation == "original":
+    name = ORIGINAL_RUNS_OF.get(name, name)
+  return os.path.join(work_dir, "runs", name, implementation, f"seed{seed}")
+
+
 def run_one(name, implementation, seed, files):
   """Runs (or resumes) one training + evaluation unless it finished or
   another copy of this command is running it."""
-  folder = (ORIGINAL_RUNS_OF.get(name, name) if implementation == "original"
-            else name)
-  run_dir = os.path.join(FLAGS.work_dir, "runs", folder, implementation,
-                         f"seed{seed}")
+  run_dir = run_folder(FLAGS.work_dir, name, implementation, seed)
   if os.path.exists(os.path.join(run_dir, DONE)):
     return
   os.makedirs(run_dir, exist_ok=True)

@@ -94,7 +94,8 @@ def parse_batch(serialized, max_seq_length):
 
 def pretraining_dataset(files, batch_size, max_seq_length, training=True,
                         seed=0, input_context=None, skip_batches=0,
-                        files_interleaved=None, shuffle_buffer=None):
+                        files_interleaved=MAX_CYCLE_LENGTH,
+                        shuffle_buffer=SHUFFLE_BUFFER):
   """Batches of pretraining features for one input pipeline.
 
   Args:
@@ -106,10 +107,8 @@ def pretraining_dataset(files, batch_size, max_seq_length, training=True,
     seed: seeds the file and record shuffles.
     input_context: a `tf.distribute.InputContext` to shard by.
     skip_batches: batches of this pipeline already consumed (on resume).
-    files_interleaved: shard files read at once when training (default
-      `MAX_CYCLE_LENGTH`).
-    shuffle_buffer: records in the training shuffle buffer (default
-      `SHUFFLE_BUFFER`).
+    files_interleaved: shard files read at once when training.
+    shuffle_buffer: records in the training shuffle buffer.
   """
   dataset = tf.data.Dataset.from_tensor_slices(list(files))
   shard_records = False
@@ -122,7 +121,7 @@ def pretraining_dataset(files, batch_size, max_seq_length, training=True,
   if training:
     dataset = dataset.shuffle(len(files), seed=seed,
                               reshuffle_each_iteration=True).repeat()
-  cycle = min(files_interleaved or MAX_CYCLE_LENGTH, len(files))
+  cycle = min(files_interleaved, len(files))
   if training:
     dataset = dataset.interleave(
         tf.data.TFRecordDataset, cycle_length=cycle, block_length=1,
@@ -133,8 +132,7 @@ def pretraining_dataset(files, batch_size, max_seq_length, training=True,
     dataset = dataset.shard(input_context.num_input_pipelines,
                             input_context.input_pipeline_id)
   if training:
-    dataset = dataset.shuffle(shuffle_buffer or SHUFFLE_BUFFER,
-                              seed=seed + 1)
+    dataset = dataset.shuffle(shuffle_buffer, seed=seed + 1)
   if skip_batches:
     dataset = dataset.skip(skip_batches * batch_size)
   dataset = dataset.batch(batch_size, drop_remainder=True)
