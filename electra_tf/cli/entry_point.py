@@ -66,6 +66,12 @@ def _start_logging():
     handler.addFilter(_QuietTensorFlow())
 
 
+def signal_exit_code(signum):
+  """128 + the signal that stopped a run (143 for SIGTERM, 130 for Ctrl-C),
+  so a scheduler sees a pre-empted run as interrupted; None otherwise."""
+  return None if signum is None else 128 + signum
+
+
 def run_tool(name, define_flags, run, argv=None, translate_argv=None):
   """Parses `argv` into fresh flags, calls `run(flag_values)`.
 

@@ -95,12 +95,6 @@ def _files(value, what):
   return pretrain_pipeline.match_shards(value)
 
 
-def _signal_exit_code(signum):
-  """128 + the signal that stopped a run (143 for SIGTERM, 130 for Ctrl-C),
-  so a scheduler sees a pre-empted run as interrupted; None otherwise."""
-  return None if signum is None else 128 + signum
-
-
 def _wants_demo(fv):
   if fv.demo is not None:
     return fv.demo
@@ -115,7 +109,7 @@ def pretrain(fv):
                             hparams_lib.merged_hparams(fv.hparams),
                             fv.max_seconds)
     print("\n".join(demo.report(summary)))
-    return _signal_exit_code(summary.get("stop_signal"))
+    return entry_point.signal_exit_code(summary.get("stop_signal"))
   config = load_config(fv)
   model_dir = fv.model_dir or config.model_dir
   if not model_dir:
@@ -143,7 +137,7 @@ def pretrain(fv):
         health_files=_files(held_out, "eval data") if held_out else None)
     logging.info("step %d; checkpoint %s", result.step, result.checkpoint)
     if result.stopped_early:
-      return _signal_exit_code(result.stop_signal)
+      return entry_point.signal_exit_code(result.stop_signal)
   if mode != "train":
     files = _files(fv.eval_data or config.eval_tfrecords
                    or config.pretrain_tfrecords, "eval data")

@@ -90,8 +90,13 @@ def study(fv):
     return pool(fv)
   config = study_config.StudyConfig.from_json(fv.config, fv.profile,
                                               data_dir=fv.data_dir)
-  written = runner.run_study(config, fv.output_dir, fv.max_seconds,
-                             pretrain_dir=fv.pretrain_dir)
+  try:
+    written = runner.run_study(config, fv.output_dir, fv.max_seconds,
+                               pretrain_dir=fv.pretrain_dir)
+  except runner.StudyStopped as stopped:
+    logging.info("stopped by signal %d (pretraining saved first): run the "
+                 "same command again to continue", stopped.signal)
+    return entry_point.signal_exit_code(stopped.signal)
   if written is None:
     logging.info("stopped early: run the same command again to continue")
     return

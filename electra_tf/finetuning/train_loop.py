@@ -83,10 +83,9 @@ def build_trainee(config, strategy, model_dir, label_lists, num_train_steps,
             model, config.layerwise_lr_decay, config.layerwise_lr_decay_mode))
     loss_scale = (loss_scale_lib.DynamicLossScale()
                   if config.precision == "mixed_float16" else None)
-  run_checkpoints = checkpointing.RunCheckpoints(
-      model_dir, model, optimizer, keep=1,
-      every_steps=config.save_checkpoints_steps, loss_scale=loss_scale,
-      is_chief=distribute.is_chief(strategy))
+  run_checkpoints = checkpointing.for_run(
+      strategy, model_dir, model, optimizer, keep=1,
+      every_steps=config.save_checkpoints_steps, loss_scale=loss_scale)
   origin = run_checkpoints.restore()
   if not run_checkpoints.latest and config.init_checkpoint:
     origin = checkpoints.load_encoder(model.electra_encoder,

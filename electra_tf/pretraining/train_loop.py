@@ -161,10 +161,9 @@ def _pretrain(config, strategy, model_dir, train_files, special_ids,
   checkpointing.check_config(model_dir, config)
   model, optimizer, loss_scale = build_model_and_optimizer(
       config, strategy, special_ids)
-  checkpoints = checkpointing.RunCheckpoints(
-      model_dir, model, optimizer, keep=config.keep_checkpoint_max,
-      every_steps=config.save_checkpoints_steps, loss_scale=loss_scale,
-      is_chief=distribute.is_chief(strategy))
+  checkpoints = checkpointing.for_run(
+      strategy, model_dir, model, optimizer, keep=config.keep_checkpoint_max,
+      every_steps=config.save_checkpoints_steps, loss_scale=loss_scale)
   logging.info("%s", checkpoints.restore(init_checkpoint))
   # Recorded only now: a config refused by the restore must not replace
   # the record of the model the dir holds.

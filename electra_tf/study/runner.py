@@ -39,7 +39,13 @@ RANDOM_INIT = "random_init"
 
 
 class StudyStopped(Exception):
-  """The time limit ran out; the study continues when run again."""
+  """The time limit ran out (`signal` None), or a signal stopped
+  pretraining (after saving); the study continues when run again."""
+
+  def __init__(self, signal=None):
+    super().__init__("stopped by signal %d" % signal if signal
+                     else "stopped at the time limit")
+    self.signal = signal
 
 
 def pretrain_dir(output_dir, label, seed):
@@ -128,7 +134,7 @@ class Study:
                                      max_seconds=self.seconds_left(),
                                      health_files=self.data.eval_files)
         if result.stopped_early:
-          raise StudyStopped()
+          raise StudyStopped(result.stop_signal)
       evaluations = self.evaluate_checkpoints(
           label, seed, schedule.checkpoint_steps[-1:])
     self.progress.finished(
@@ -292,11 +298,17 @@ def run_study(study, output_dir, max_seconds=None, strategy=None,
 
   Returns the report (see `report.write`), or None when `max_seconds` ran
   out first (run again to continue).
+
+  Raises:
+    StudyStopped: SIGTERM or Ctrl-C stopped a pretraining run (which saved
+      a checkpoint first); `.signal` names the signal.
   """
   try:
     return Study(study, output_dir, max_seconds, strategy,
                  pretrain_dir).run()
-  except StudyStopped:
+  except StudyStopped as stopped:
+    if stopped.signal is not None:
+      raise
     logging.info("study stopped at its time limit; run it again to continue")
     return None
 

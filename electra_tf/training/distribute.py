@@ -82,6 +82,16 @@ def compiles_step(strategy, jit_compile):
           and strategy.num_replicas_in_sync == 1)
 
 
+def single_process(strategy):
+  """Whether one process drives the whole run (TPU runs included: one
+  client drives every host), so host-side decisions need no agreement."""
+  resolver = getattr(strategy, "cluster_resolver", None)
+  if resolver is None or is_tpu(strategy):
+    return True
+  spec = resolver.cluster_spec().as_dict()
+  return sum(len(spec.get(job, ())) for job in ("chief", "worker")) <= 1
+
+
 def is_chief(strategy):
   """Whether this process writes the run's files (one worker of several)."""
   return strategy.extended.should_checkpoint

@@ -5,6 +5,7 @@ refused, and one-line errors."""
 import json
 import os
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -13,6 +14,7 @@ import pytest
 
 from electra_tf import errors
 from electra_tf.cli import study as study_cli
+from electra_tf.pretraining import train_loop
 from electra_tf.study import report
 from electra_tf.study import runner
 from electra_tf.study import study_config
@@ -158,3 +160,24 @@ def test_cli_errors_are_one_line(study_dir, capsys):
                          str(study_dir / "out")])
   assert code == 2 and "no train file" in capsys.readouterr().err
   assert not os.path.exists(study_dir / "out" / "pretrain")
+
+
+def test_a_signal_in_pretraining_stops_the_study_with_its_exit_code(
+    study_dir, monkeypatch):
+  def stopped_by_sigterm(config, strategy, run_dir, *args, **kwargs):
+    del config, strategy, run_dir, args, kwargs
+    return train_loop.RunResult(0, None, {}, stopped_early=True,
+                                stop_signal=signal.SIGTERM)
+
+  monkeypatch.setattr(runner.train_loop, "pretrain", stopped_by_sigterm)
+  code = study_cli.main(["electra-study",
+                         "--config", str(study_dir / "study.json"),
+                         "--data_dir", str(study_dir),
+                         "--output_dir", str(study_dir / "out")])
+  assert code == 128 + signal.SIGTERM
+  # A time limit is no signal: None (run again), exit code 0.
+  monkeypatch.setattr(runner.train_loop, "pretrain", lambda *a, **k: (
+      train_loop.RunResult(0, None, {}, stopped_early=True)))
+  study = study_config.StudyConfig.from_json(
+      str(study_dir / "study.json"), data_dir=str(study_dir))
+  assert runner.run_study(study, str(study_dir / "out")) is None
