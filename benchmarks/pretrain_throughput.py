@@ -35,6 +35,7 @@ from electra_tf.modeling import sizes
 from electra_tf.pretraining import train_loop
 from electra_tf.pretraining import train_step
 from electra_tf.tokenization import special_tokens
+from electra_tf.training import xla_regions
 
 FLAGS = flags.FLAGS
 flags.DEFINE_string("preset", "electra_small", "Pretraining preset.")
@@ -47,9 +48,11 @@ flags.DEFINE_integer("rounds", 3, "Timed steps are split into this many "
 flags.DEFINE_enum("precision", "float32", ["float32", "mixed_bfloat16"],
                   "Compute precision (variables stay float32).")
 flags.DEFINE_list("tf_modes", ["xla"], "How to run our step, one row each: "
-                  "xla (jit_compile, as the training loop does by default) "
-                  "and/or graph (tf.function without XLA: TF's own oneDNN "
-                  "kernels).")
+                  "xla (jit_compile, as the training loop does by default), "
+                  "graph (tf.function without XLA: TF's own oneDNN "
+                  "kernels) and/or xla_but_matmuls (XLA for all but the "
+                  "matmuls, which stay on TF's kernels: "
+                  "\"jit_compile_matmuls\": false).")
 flags.DEFINE_integer("threads", 0, "Threads for both frameworks (0: all "
                      "cores).")
 flags.DEFINE_boolean("skip_torch", False, "Do not run the PyTorch step.")
@@ -154,18 +157,23 @@ class Implementation:
     return float(np.median(self.times)) if self.times else None
 
 
-TF_MODES = {"xla": (True, "XLA (jit_compile)"),
-            "graph": (False, "tf.function, no XLA")}
+TF_MODES = {"xla": "XLA (jit_compile)",
+            "graph": "tf.function, no XLA",
+            "xla_but_matmuls": "XLA but matmuls (jit_compile_matmuls false)"}
 
 
 def tf_implementation(config, special_ids, batch, mode):
   """Our `PretrainStep`, compiled as the pretraining loop compiles it."""
-  jit_compile, execution = TF_MODES[mode]
+  execution = TF_MODES[mode]
   model, optimizer, loss_scale = train_loop.build_model_and_optimizer(
       config, tf.distribute.get_strategy(), special_ids)
   step = train_step.PretrainStep(model, optimizer, loss_scale)
-  compiled = tf.function(lambda f: step(f, training=True),
-                         jit_compile=jit_compile)
+  if mode == "xla_but_matmuls":
+    compiled = tf.function(xla_regions.all_but_matmuls(
+        lambda f: step(f, training=True)))
+  else:
+    compiled = tf.function(lambda f: step(f, training=True),
+                           jit_compile=mode == "xla")
   features = {k: tf.constant(v) for k, v in batch.items()}
   return Implementation(
       f"electra-tf {_version('electra-tf')} / TF {tf.__version__}",

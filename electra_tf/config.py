@@ -178,6 +178,10 @@ class PretrainingConfig(hparams_lib.HparamsConfig):
   input_files_interleaved: int = pretrain_pipeline.MAX_CYCLE_LENGTH
   input_shuffle_buffer: int = pretrain_pipeline.SHUFFLE_BUFFER
   jit_compile: bool = True
+  # False (with jit_compile): XLA compiles the step's element-wise ops only;
+  # matmuls run on TensorFlow's kernels (training/xla_regions.py). The
+  # fastest bfloat16 mode on CPUs whose oneDNN bf16 matmuls beat XLA's.
+  jit_compile_matmuls: bool = True
   # Pretraining health (pretraining/health.py): checked on
   # `health_eval_batches` held-out batches (eval_tfrecords, else training
   # data) every `health_every_steps` (0: at each checkpoint) once warmup is

@@ -182,7 +182,7 @@ def _pretrain(config, strategy, model_dir, train_files, special_ids,
       distribute.compiles_step(strategy, config.jit_compile),
       lambda: train_step.empty_training_sums(
           model.loss_weights, "disc" in model.loss_weights),
-      train_step.REPLICATED_SUMS)
+      train_step.REPLICATED_SUMS, config.jit_compile_matmuls)
   flops = sizes.pretraining_flops_per_sequence(config) * config.train_batch_size
   tracker = progress_lib.Progress(step, total, config.train_batch_size, flops,
                                   peak_flops)

@@ -10,6 +10,7 @@ is saved.
 import tensorflow as tf
 
 from electra_tf import errors
+from electra_tf.training import xla_regions
 
 NONFINITE_STEPS = "nonfinite_steps"
 
@@ -28,8 +29,8 @@ def reduce_sums(strategy, per_replica, replicated_keys=()):
 
 
 def chunk_function(strategy, replica_fn, jit_compile, empty_sums,
-                   replicated_keys=()):
-  """A tf.function `run(iterator, num_steps)` running `replica_fn` on each
+                   replicated_keys=(), jit_compile_matmuls=True):
+  """A function `run(iterator, num_steps)` running `replica_fn` on each
   replica for `num_steps` batches; returns the per-step sums added up.
 
   Args:
@@ -39,21 +40,50 @@ def chunk_function(strategy, replica_fn, jit_compile, empty_sums,
       `distribute.compiles_step`).
     empty_sums: () -> zeros with the keys `replica_fn` returns.
     replicated_keys: keys equal on every replica (averaged, not summed).
+    jit_compile_matmuls: False: with `jit_compile`, XLA compiles all but
+      the matmuls (see `xla_regions`). Its clusters cannot live inside a
+      graph loop, so `run` then loops in Python over a compiled step (one
+      host call per step: nothing next to a CPU step's seconds).
   """
-  compiled = (tf.function(replica_fn, jit_compile=True) if jit_compile
-              else replica_fn)
+  if jit_compile and not jit_compile_matmuls:
+    compiled = xla_regions.all_but_matmuls(replica_fn)
+  elif jit_compile:
+    compiled = tf.function(replica_fn, jit_compile=True)
+  else:
+    compiled = replica_fn
+
+  def one_step(iterator):
+    step_sums = reduce_sums(
+        strategy, strategy.run(compiled, args=(next(iterator),)),
+        replicated_keys)
+    step_sums[NONFINITE_STEPS] = tf.cast(
+        ~tf.math.is_finite(step_sums["loss"]), tf.float32)
+    return step_sums
+
+  def add(sums, step_sums):
+    return {key: sums[key] + step_sums[key] for key in sums}
+
+  def empty():
+    sums = dict(empty_sums())
+    sums[NONFINITE_STEPS] = tf.zeros([], tf.float32)
+    return sums
+
+  if jit_compile and not jit_compile_matmuls:
+    step_function = tf.function(one_step)
+
+    def run_in_python(iterator, num_steps):
+      sums = empty()
+      for _ in range(int(num_steps)):
+        sums = add(sums, step_function(iterator))
+      return sums
+
+    return run_in_python
 
   @tf.function
   def run(iterator, num_steps):
-    sums = dict(empty_sums())
-    sums[NONFINITE_STEPS] = tf.zeros([], tf.float32)
+    sums = empty()
     for _ in tf.range(num_steps):
-      step_sums = reduce_sums(
-          strategy, strategy.run(compiled, args=(next(iterator),)),
-          replicated_keys)
-      step_sums[NONFINITE_STEPS] = tf.cast(
-          ~tf.math.is_finite(step_sums["loss"]), tf.float32)
-      sums = {key: sums[key] + step_sums[key] for key in sums}
+      sums = add(sums, one_step(iterator))
     return sums
 
   return run

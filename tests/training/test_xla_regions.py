@@ -1,0 +1,62 @@
+"""`jit_compile_matmuls: false`: XLA for all but the matmuls computes the
+original's step, and the training loop runs it."""
+
+import numpy as np
+import tensorflow as tf
+
+from electra_tf.checkpoints import tf1_names
+from electra_tf.pretraining import train_loop
+from electra_tf.training import xla_regions
+from tests.training.conftest import tiny_config
+from tests.training.test_golden_step import STEP_ATOL
+from tests.training.test_golden_step import golden_step
+from tests.training.test_loop import final_weights
+
+
+def _marked(graph):
+  """{op type: set of its _XlaCompile marks} over `graph` and its functions."""
+  marks = {}
+  definition = graph.as_graph_def()
+  nodes = list(definition.node)
+  for function in definition.library.function:
+    nodes += list(function.node_def)
+  for node in nodes:
+    mark = node.attr["_XlaCompile"].b if "_XlaCompile" in node.attr else None
+    marks.setdefault(node.op, set()).add(mark)
+  return marks
+
+
+def test_one_step_equals_the_original_with_matmuls_left_out(golden):
+  model, optimizer, step = golden_step(golden)
+  table = tf1_names.pretrainer_variables(model)
+  function = tf.function(xla_regions.all_but_matmuls(
+      lambda features, noise: step(features, training=False, noise=noise)))
+  features, noise = golden.features(), golden.noise()
+  marks = _marked(function.get_concrete_function(features, noise).graph)
+  # Element-wise work (forward and gradients) is XLA's; matmuls are not.
+  assert marks["Mul"] == {True} and marks["Erfc"] == {True}
+  assert marks["RsqrtGrad"] == {True} and marks["Softmax"] == {True}
+  assert marks["MatMul"] == {False} and marks["BatchMatMulV2"] == {False}
+  function(features, noise)
+  assert int(optimizer.iterations) == 16
+  after = golden.after_step()
+  for name, variable in table.items():
+    np.testing.assert_allclose(variable.numpy(), after[name], rtol=0,
+                               atol=STEP_ATOL, err_msg=name)
+
+
+def test_the_training_loop_runs_it_as_the_plain_graph(shards, tmp_path):
+  """Several steps per host loop (the XLA clusters cannot sit inside the
+  graph loop the other modes use) give the weights of the plain graph."""
+  plain = tiny_config(num_train_steps=4, iterations_per_loop=2,
+                      save_checkpoints_steps=4)
+  fused = plain.override(jit_compile=True, jit_compile_matmuls=False)
+  for config, folder in ((plain, "plain"), (fused, "fused")):
+    result = train_loop.pretrain(config, tf.distribute.get_strategy(),
+                                 str(tmp_path / folder), shards)
+    assert result.step == 4
+  a = final_weights(str(tmp_path / "plain"), plain)
+  b = final_weights(str(tmp_path / "fused"), fused)
+  for name in a:
+    np.testing.assert_allclose(b[name], a[name], rtol=0, atol=1e-5,
+                               err_msg=name)
