@@ -470,3 +470,22 @@ def test_the_demo_after_the_initializer_fix_is_quoted_from_the_json():
   for claim in claims:
     assert claim in text, claim
   assert claims[0] in section
+
+
+def test_the_readme_quotes_the_study_with_the_current_code():
+  """benchmarks/study/init_fix: the full study again after
+  `embeddings_project` got the original's initializer."""
+  folder = os.path.join(RESULTS, "init_fix")
+  results = _load(folder)
+  section, _ = _readme_table()
+  _assert_variant_rows(section, results, ", current code")
+  _assert_quoted(section, "ELECTRA - MLM with the current code: ",
+                 results["summary"]["paired"]["electra - mlm"])
+  tfidf = np.mean(list(results["summary"]["tfidf"].values()))
+  assert f"TF-IDF (same\ndata, {tfidf:.1f})" in section
+  auc = results["pretraining"][0]["eval"]
+  final = auc[str(max(int(step) for step in auc))]["disc_auc"]
+  assert f"held-out AUC {final:.3f}" in section
+  with open(os.path.join(folder, "timeline.txt")) as f:
+    assert "Elapsed (wall clock) time (h:mm:ss or m:ss): 1:51:46" in f.read()
+  assert "1 h 52 min" in section
