@@ -482,7 +482,8 @@ def test_the_readme_quotes_the_study_with_the_current_code():
   _assert_quoted(section, "ELECTRA - MLM with the current code: ",
                  results["summary"]["paired"]["electra - mlm"])
   tfidf = np.mean(list(results["summary"]["tfidf"].values()))
-  assert f"TF-IDF (same\ndata, {tfidf:.1f})" in section
+  assert f"TF-IDF features (same data, {tfidf:.1f})" in " ".join(
+      section.split())
   auc = results["pretraining"][0]["eval"]
   final = auc[str(max(int(step) for step in auc))]["disc_auc"]
   assert f"held-out AUC {final:.3f}" in section
