@@ -45,7 +45,8 @@ def chunk_function(strategy, replica_fn, jit_compile, empty_sums,
       graph loop, so `run` then loops in Python over a compiled step (one
       host call per step: nothing next to a CPU step's seconds).
   """
-  if jit_compile and not jit_compile_matmuls:
+  xla_but_matmuls = jit_compile and not jit_compile_matmuls
+  if xla_but_matmuls:
     compiled = xla_regions.all_but_matmuls(replica_fn)
   elif jit_compile:
     compiled = tf.function(replica_fn, jit_compile=True)
@@ -68,7 +69,7 @@ def chunk_function(strategy, replica_fn, jit_compile, empty_sums,
     sums[NONFINITE_STEPS] = tf.zeros([], tf.float32)
     return sums
 
-  if jit_compile and not jit_compile_matmuls:
+  if xla_but_matmuls:
     step_function = tf.function(one_step)
 
     def run_in_python(iterator, num_steps):
