@@ -17,6 +17,13 @@ only the finetuning recipe pretrains nothing again.
 
 writes one report over the finished studies of the same config run with
 other pretraining seeds (`pretrain_seeds`) in other output dirs.
+
+  electra-study --pick_on_dev studies/lr_1e-3,studies/lr_3e-4 \\
+      --output_dir studies/picked_on_dev
+
+writes one report over finished studies of the same pretrained models
+finetuned with other settings: for each model and task, the runs of the
+setting with the best mean dev score.
 """
 
 import json
@@ -29,6 +36,7 @@ import tensorflow as tf
 from electra_tf import errors
 from electra_tf.cli import entry_point
 from electra_tf.study import collect
+from electra_tf.study import dev_selection
 from electra_tf.study import report
 from electra_tf.study import runner
 from electra_tf.study import study_config
@@ -61,33 +69,43 @@ def define_flags(fv):
                     "finished studies that differ only in their pretraining "
                     "seeds; writes one report over all their runs.",
                     flag_values=fv)
-  flags.mark_flags_as_mutual_exclusive(["config", "pool"], required=True,
-                                       flag_values=fv)
+  flags.DEFINE_list("pick_on_dev", None, "Instead of --config: output "
+                    "dirs of finished studies of the same pretrained models "
+                    "that differ only in their finetuning settings; per "
+                    "model and task, reports the setting with the best "
+                    "mean dev score.", flag_values=fv)
+  flags.mark_flags_as_mutual_exclusive(["config", "pool", "pick_on_dev"],
+                                       required=True, flag_values=fv)
   flags.mark_flags_as_required(["output_dir"], flag_values=fv)
 
 
-def _read_results(output_dir):
+def _read_results(flag, output_dir):
   path = os.path.join(output_dir, report.RESULTS_JSON)
   if not tf.io.gfile.exists(path):
-    raise errors.ConfigError(f"--pool: {path} does not exist (has that "
+    raise errors.ConfigError(f"--{flag}: {path} does not exist (has that "
                              "study finished?)")
   with tf.io.gfile.GFile(path) as f:
     return json.load(f)
 
 
-def pool(fv):
+def combine(flag, output_dirs, combine_fn, output_dir):
+  """Writes the report of `combine_fn` over the results of `output_dirs`."""
   try:
-    pooled = collect.pool([_read_results(d) for d in fv.pool])
+    combined = combine_fn([_read_results(flag, d) for d in output_dirs])
   except ValueError as e:
-    raise errors.ConfigError(f"--pool {','.join(fv.pool)}: {e}") from None
-  tf.io.gfile.makedirs(fv.output_dir)
-  for name, path in report.write(pooled, fv.output_dir).items():
+    raise errors.ConfigError(
+        f"--{flag} {','.join(output_dirs)}: {e}") from None
+  tf.io.gfile.makedirs(output_dir)
+  for name, path in report.write(combined, output_dir).items():
     logging.info("%s: %s", name, path)
 
 
 def study(fv):
   if fv.pool:
-    return pool(fv)
+    return combine("pool", fv.pool, collect.pool, fv.output_dir)
+  if fv.pick_on_dev:
+    return combine("pick_on_dev", fv.pick_on_dev, dev_selection.pick_on_dev,
+                   fv.output_dir)
   config = study_config.StudyConfig.from_json(fv.config, fv.profile,
                                               data_dir=fv.data_dir)
   try:

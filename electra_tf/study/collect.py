@@ -168,6 +168,25 @@ def _short(value, limit=80):
   return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def check_same_study(results_list, free_study_keys, same_keys):
+  """Raises ValueError naming the first study setting (other than
+  `free_study_keys`) or results entry (of `same_keys`) in which results i
+  differ from results 0."""
+  first = results_list[0]
+  for index, results in enumerate(results_list):
+    for key in set(first["study"]) | set(results["study"]):
+      if (key not in free_study_keys
+          and first["study"].get(key) != results["study"].get(key)):
+        raise ValueError(
+            f"results {index} is another study: its {key!r} is "
+            f"{_short(results['study'].get(key))}, results 0 has "
+            f"{_short(first['study'].get(key))}")
+    for key in same_keys:
+      if results[key] != first[key]:
+        raise ValueError(f"results {index} differ from results 0 in "
+                         f"{key!r}")
+
+
 def pool(results_list):
   """One results dict from the results of the same study run with other
   pretraining seeds (in other output dirs): every run's rows together and
@@ -177,22 +196,11 @@ def pool(results_list):
   study, when a pretraining seed appears twice, or when the references
   (which no pretraining seed changes) disagree.
   """
+  check_same_study(results_list, POOLED_KEYS, (
+      "headline_split", "tasks", "objectives", "random_init", "tfidf"))
   first = results_list[0]
-  seeds = []
-  for index, results in enumerate(results_list):
-    for key in set(first["study"]) | set(results["study"]):
-      if (key not in POOLED_KEYS
-          and first["study"].get(key) != results["study"].get(key)):
-        raise ValueError(
-            f"results {index} is another study: its {key!r} is "
-            f"{_short(results['study'].get(key))}, results 0 has "
-            f"{_short(first['study'].get(key))}")
-    for key in ("headline_split", "tasks", "objectives", "random_init",
-                "tfidf"):
-      if results[key] != first[key]:
-        raise ValueError(f"results {index} differ from results 0 in "
-                         f"{key!r}")
-    seeds += results["study"]["pretrain_seeds"]
+  seeds = [seed for results in results_list
+           for seed in results["study"]["pretrain_seeds"]]
   if len(set(seeds)) != len(seeds):
     raise ValueError(f"pretraining seeds repeat across the results: {seeds}")
   pooled = dict(first)

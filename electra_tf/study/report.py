@@ -75,6 +75,7 @@ def markdown(results):
   lines += [_difference(name, value)
             for name, value in summary["paired"].items()]
   lines += _health_lines(results)
+  lines += _dev_selection_lines(results)
   lines += ["", "Along the budget (mean over tasks):", "",
             "| model | step | pretraining FLOPs | mean over tasks |",
             "| --- | --- | --- | --- |"]
@@ -88,6 +89,27 @@ HEALTH_COLUMNS = (("disc_auc", "disc AUC"), ("disc_loss_gain", "loss gain"),
                   ("cls_cosine", "[CLS] cosine"),
                   ("masked_lm_accuracy", "MLM accuracy"),
                   ("sampled_masked_lm_accuracy", "sampled accuracy"))
+
+
+def _dev_selection_lines(results):
+  """What `--pick_on_dev` chose, with the mean dev scores it chose by."""
+  selection = results.get("dev_selection")
+  if not selection:
+    return []
+  labels = selection["labels"]
+  lines = ["", "Finetuning settings picked on dev (mean dev score over "
+           "finetuning seeds of each setting; the tables above show the "
+           f"picked setting's {results['headline_split']} scores):", "",
+           "| model | seed | step | task | picked | " + " | ".join(labels)
+           + " |", "|" + " --- |" * (len(labels) + 5)]
+  for row in selection["picked"]:
+    model = "random init" if row["step"] is None else row["init"]
+    cells = [model] + ["–" if row[k] is None else str(row[k])
+                       for k in ("pretrain_seed", "step")]
+    cells += [row["task"], row["picked"]] + [
+        f"{row['dev_means'][label]:.1f}" for label in labels]
+    lines.append("| " + " | ".join(cells) + " |")
+  return lines
 
 
 def _health_lines(results):

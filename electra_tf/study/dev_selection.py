@@ -1,0 +1,121 @@
+"""Finetuning settings picked on the dev split (`electra-study --pick_on_dev`).
+
+The same study finetuned with other settings (profiles that change only
+`finetune_hparams` or `finetune_preset`, e.g. the learning rate) gives one
+finished output dir per setting. For every finetuned model (objective,
+pretraining seed, checkpoint step) and task, and for random initialisation
+per task, the setting with the highest mean dev score over the finetuning
+seeds is kept, and its runs are what the report shows on the headline
+split: the paper's way of choosing finetuning hyperparameters, with the test
+split never looked at for the choice.
+"""
+
+from electra_tf.study import collect
+
+# Study keys the compared results may differ in: the finetuning recipe, and
+# the words and profiles of the config file, which change no setting.
+FREE_KEYS = ("finetune_hparams", "finetune_preset", "description", "profiles")
+# What must be equal: the same tasks and references, and the same pretrained
+# models (their held-out metrics and loss curves).
+SAME_KEYS = ("headline_split", "tasks", "objectives", "pretraining", "tfidf")
+RANDOM_INIT = "random_init"
+
+
+def variant_labels(results_list):
+  """A label per results from the finetuning settings that differ between
+  them, e.g. ["learning_rate=0.001", "learning_rate=0.0003"]."""
+  settings = [dict(r["study"]["finetune_hparams"],
+                   finetune_preset=r["study"]["finetune_preset"])
+              for r in results_list]
+  names = sorted({k for s in settings for k in s
+                  if any(s.get(k) != other.get(k) for other in settings)})
+  if not names:
+    raise ValueError("the results do not differ in their finetuning "
+                     "settings: there is nothing to pick")
+  labels = [", ".join(f"{k}={s.get(k)}" for k in names) for s in settings]
+  if len(set(labels)) != len(labels):
+    raise ValueError(f"two results have the same finetuning settings: "
+                     f"{labels}")
+  return labels
+
+
+def _groups(rows, key_of):
+  groups = {}
+  for row in rows:
+    groups.setdefault(key_of(row), []).append(row)
+  return groups
+
+
+def _model_key(run):
+  return (run["init"], run["pretrain_seed"], run["step"], run["task"])
+
+
+def _random_key(run):
+  return (RANDOM_INIT, None, None, run["task"])
+
+
+def _describe(key):
+  init, _, step, task = key
+  model = "random init" if init == RANDOM_INIT else f"{init} step {step}"
+  return f"{model} on {task}"
+
+
+def _pick(groups_per_variant, labels, metrics):
+  """{group key: index of the variant with the best mean dev score} and the
+  dev means behind each choice."""
+  picked, records = {}, []
+  for label, groups in zip(labels, groups_per_variant):
+    extra = sorted(set(groups) - set(groups_per_variant[0]), key=str)
+    if extra:
+      raise ValueError(f"{label} has runs that {labels[0]} does not: "
+                       f"{_describe(extra[0])}")
+  for key in groups_per_variant[0]:
+    seeds = sorted(r["finetune_seed"] for r in groups_per_variant[0][key])
+    means = []
+    for label, groups in zip(labels, groups_per_variant):
+      rows = groups.get(key)
+      if rows is None or sorted(r["finetune_seed"] for r in rows) != seeds:
+        raise ValueError(f"{label} does not have the finetuning seeds "
+                         f"{seeds} of {_describe(key)}")
+      means.append(sum(r["dev"][metrics[key[3]]] for r in rows) / len(rows))
+    picked[key] = max(range(len(means)), key=lambda i: means[i])
+    records.append({"init": key[0], "pretrain_seed": key[1],
+                    "step": key[2], "task": key[3],
+                    "picked": labels[picked[key]],
+                    "dev_means": dict(zip(labels, means))})
+  return picked, records
+
+
+def pick_on_dev(results_list):
+  """One results dict whose rows are, per finetuned model and task, those
+  of the finetuning setting with the best mean dev score.
+
+  Raises ValueError naming what differs when the results are not the same
+  study and pretrained models, or what is missing from one of them.
+  """
+  if len(results_list) < 2:
+    raise ValueError("give at least two studies to pick from")
+  collect.check_same_study(results_list, FREE_KEYS, SAME_KEYS)
+  first = results_list[0]
+  if first["headline_split"] == "dev":
+    raise ValueError("the studies report the dev split: settings picked on "
+                     "dev must be reported on another split (test)")
+  labels = variant_labels(results_list)
+  metrics = {name: task["metric"] for name, task in first["tasks"].items()}
+  chosen = {}
+  records = []
+  for field, key_of in (("runs", _model_key), (RANDOM_INIT, _random_key)):
+    per_variant = [_groups(r[field], key_of) for r in results_list]
+    picked, picked_records = _pick(per_variant, labels, metrics)
+    chosen[field] = [row for key, index in picked.items()
+                     for row in per_variant[index][key]]
+    records += picked_records
+  combined = dict(first, runs=chosen["runs"],
+                  random_init=chosen[RANDOM_INIT])
+  combined["dev_selection"] = {
+      "settings": [dict(r["study"]["finetune_hparams"],
+                        finetune_preset=r["study"]["finetune_preset"])
+                   for r in results_list],
+      "labels": labels, "picked": records}
+  combined["summary"] = collect.summary_of(combined)
+  return combined
