@@ -138,6 +138,9 @@ class FinetuningConfig(hparams_lib.HparamsConfig):
   seed: int = 0
   precision: str = "float32"  # one of config.PRECISIONS
   jit_compile: bool = True
+  # False (with jit_compile): XLA compiles all but the matmuls, as the
+  # pretraining config's key of the same name.
+  jit_compile_matmuls: bool = True
   log_every_steps: int = 0  # 0: once per host loop (iterations_per_loop)
   use_tfds: bool = False
   # Own-data tasks: name -> resolved task spec (see finetuning/task_spec.py);

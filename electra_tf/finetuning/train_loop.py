@@ -111,7 +111,8 @@ def train(config, strategy, trainee, feature_set, num_train_steps, seed):
   run = host_loop.chunk_function(
       strategy, FinetuneStep(trainee.model, optimizer, trainee.loss_scale),
       distribute.compiles_step(strategy, config.jit_compile),
-      lambda: {"loss": tf.zeros([]), "examples": tf.zeros([])})
+      lambda: {"loss": tf.zeros([]), "examples": tf.zeros([])},
+      jit_compile_matmuls=config.jit_compile_matmuls)
   tracker = progress_lib.Progress(step, num_train_steps, batch_size)
   writer = distribute.summary_writer(
       strategy, os.path.join(trainee.checkpoints.model_dir, "train"))

@@ -14,6 +14,7 @@ from electra_tf.finetuning import runner
 from electra_tf.finetuning import layerwise_lr
 from electra_tf.finetuning import train_loop
 from electra_tf.finetuning.config import FinetuningConfig
+from electra_tf.training import xla_regions
 from tests.finetuning import synthetic_tasks
 
 MALFORMED_ROW = "a row without a label column"
@@ -99,6 +100,32 @@ def test_two_replicas_and_xla_train_what_one_device_trains(tmp_path):
   assert results[0]["chunk"]["f1"] == pytest.approx(results[1]["chunk"]["f1"])
   for path, value in weights[0].items():
     np.testing.assert_allclose(weights[1][path], value, atol=2e-5,
+                               err_msg=path)
+
+
+def test_xla_but_the_matmuls_trains_what_the_plain_graph_trains(
+    tmp_path, monkeypatch):
+  synthetic_tasks.write_tasks(str(tmp_path), {"train": 48, "dev": 12},
+                              tasks=("sts",))
+  wrapped = []
+  real = xla_regions.all_but_matmuls
+  monkeypatch.setattr(xla_regions, "all_but_matmuls",
+                      lambda fn: wrapped.append(fn) or real(fn))
+  weights = []
+  for name, xla_matmuls in (("plain", None), ("fused", False)):
+    modes = ({"jit_compile": False} if xla_matmuls is None else
+             {"jit_compile": True, "jit_compile_matmuls": xla_matmuls})
+    config = FinetuningConfig.from_hparams(synthetic_tasks.finetune_hparams(
+        task_names=["sts"], init_checkpoint=None, num_train_epochs=1.0,
+        max_seq_length=16, train_batch_size=16, iterations_per_loop=2,
+        model_dir=str(tmp_path / name), **modes), data_dir=str(tmp_path),
+        model_name=name)
+    runner.run_finetuning(config, tf.distribute.get_strategy())
+    weights.append(final_weights(config))
+  assert len(wrapped) == 1  # the fused run's step, and only that
+  assert weights[0].keys() == weights[1].keys()
+  for path, value in weights[0].items():
+    np.testing.assert_allclose(weights[1][path], value, rtol=0, atol=1e-5,
                                err_msg=path)
 
 
