@@ -2,6 +2,7 @@
 
   python benchmarks/pretrain_throughput.py            # ELECTRA-Small, 32 x 128
   python benchmarks/pretrain_throughput.py --precision=mixed_bfloat16
+  python benchmarks/pretrain_throughput.py --precision=float32,mixed_bfloat16
 
 Measures in one run: the matmul peak of this CPU, our full train step
 (`PretrainStep`: masking, generator, sampling, discriminator, AdamW update;
@@ -9,7 +10,9 @@ XLA-compiled as the training loop runs it) and, when `torch` and
 `transformers` are installed, the same step in Hugging Face transformers
 (eager, and under `torch.compile` unless --notorch_compile). Prints
 sequences/s, model FLOP/s and MFU = model FLOP/s / matmul peak for each, and
-the speed ratio to the PyTorch eager step. See benchmarks/README.md.
+the speed ratio to the PyTorch eager step of the same precision; with several
+precisions, every row of every precision is timed in the same rounds. See
+benchmarks/README.md.
 
 Both frameworks get the same threads, batch, noise shapes and FLOP count
 (`sizes.pretraining_flops_per_sequence`: matmuls only, 3x the forward).
@@ -45,8 +48,10 @@ flags.DEFINE_integer("steps", 12, "Timed steps per implementation.")
 flags.DEFINE_integer("warmup_steps", 3, "Untimed steps after compilation.")
 flags.DEFINE_integer("rounds", 3, "Timed steps are split into this many "
                      "rounds, alternating between implementations.")
-flags.DEFINE_enum("precision", "float32", ["float32", "mixed_bfloat16"],
-                  "Compute precision (variables stay float32).")
+PRECISIONS = ("float32", "mixed_bfloat16")
+flags.DEFINE_list("precision", ["float32"], "Compute precisions, a table "
+                  f"each, timed in one run: {', '.join(PRECISIONS)} "
+                  "(variables stay float32).")
 flags.DEFINE_list("tf_modes", ["xla"], "How to run our step, one row each: "
                   "xla (jit_compile, as the training loop does by default), "
                   "graph (tf.function without XLA: TF's own oneDNN "
@@ -126,8 +131,9 @@ def vocab_ids(vocab_file, vocab_size):
 class Implementation:
   """A named step function, its compile time and its timed steps."""
 
-  def __init__(self, name, execution, step_fn):
+  def __init__(self, name, execution, step_fn, precision):
     self.name, self.execution, self.step_fn = name, execution, step_fn
+    self.precision = precision
     self.compile_seconds = None
     self.times = []
     self.error = None
@@ -177,7 +183,7 @@ def tf_implementation(config, special_ids, batch, mode):
   features = {k: tf.constant(v) for k, v in batch.items()}
   return Implementation(
       f"electra-tf {_version('electra-tf')} / TF {tf.__version__}",
-      execution, lambda: float(compiled(features)["loss"]))
+      execution, lambda: float(compiled(features)["loss"]), config.precision)
 
 
 def torch_implementations(torch, config, special_ids, batch):
@@ -197,7 +203,8 @@ def torch_implementations(torch, config, special_ids, batch):
     step = hf_electra_step.HfElectraStep(config, special_ids, autocast,
                                          compile_model=compile_model)
     out.append(Implementation(name, execution,
-                              lambda step=step: step(tensors)))
+                              lambda step=step: step(tensors),
+                              config.precision))
   return out
 
 
@@ -213,13 +220,16 @@ def measure_peaks(torch, dtype_names):
           for name in dtype_names}
 
 
-def report(implementations, peaks, compute_dtype, flops_per_step, threads,
-           meter):
-  """Prints the setup, the peaks and the Markdown table."""
+def compute_dtype(precision):
+  return "bfloat16" if precision == "mixed_bfloat16" else "float32"
+
+
+def report(implementations, peaks, flops_per_step, threads, meter):
+  """Prints the setup, the peaks and a Markdown table per precision."""
   print(f"\n{cpu_measurements.cpu_name()}, {os.cpu_count()} logical CPUs, "
         f"{threads} threads; "
         f"{FLAGS.preset} batch {FLAGS.batch_size} x {FLAGS.seq_length}, "
-        f"{FLAGS.precision}")
+        f"{', '.join(FLAGS.precision)}")
   print(f"model FLOPs per step: {flops_per_step / 1e9:.1f} GFLOP (matmuls, "
         "forward + backward = 3x forward)")
   for dtype, by_framework in peaks.items():
@@ -227,22 +237,25 @@ def report(implementations, peaks, compute_dtype, flops_per_step, threads,
     print(f"matmul peak {dtype} (GFLOP/s, best of "
           f"{cpu_measurements.MATMUL_SIZES} squares before and after the "
           f"steps): {parts}")
-  peak = max(peaks[compute_dtype].values())
-  print(f"MFU is against the best {compute_dtype} matmul peak: "
-        f"{peak / 1e9:.0f} GFLOP/s")
   if meter.other_cores is not None:
     print(f"other processes used {meter.other_cores:.2f} cores on average "
           "while steps were timed")
     if meter.other_cores > BACKGROUND_WARNING_CORES:
       print("WARNING: the machine was busy; rerun on an idle machine")
-  baseline = next((i for i in implementations
-                   if i.execution == "eager" and i.times), None)
-  print("\n| implementation | execution | first step s | s/step median "
-        "(min) | sequences/s | model GFLOP/s | MFU median (min) | speed vs "
-        "PyTorch eager, median (min) |")
-  print("|---|---|---|---|---|---|---|---|")
-  for impl in implementations:
-    print(_row(impl, flops_per_step, peak, baseline))
+  for precision in FLAGS.precision:
+    dtype = compute_dtype(precision)
+    peak = max(peaks[dtype].values())
+    rows = [i for i in implementations if i.precision == precision]
+    baseline = next((i for i in rows if i.execution == "eager" and i.times),
+                    None)
+    print(f"\n{precision}: MFU is against the best {dtype} matmul peak, "
+          f"{peak / 1e9:.0f} GFLOP/s")
+    print("\n| implementation | execution | first step s | s/step median "
+          "(min) | sequences/s | model GFLOP/s | MFU median (min) | speed vs "
+          "PyTorch eager, median (min) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for impl in rows:
+      print(_row(impl, flops_per_step, peak, baseline))
 
 
 def _row(impl, flops_per_step, peak, baseline):
@@ -265,31 +278,35 @@ def _row(impl, flops_per_step, peak, baseline):
 
 def main(argv):
   del argv
+  unknown = (set(FLAGS.tf_modes) - set(TF_MODES), set(FLAGS.precision)
+             - set(PRECISIONS))
+  for flag, values, known in (("tf_modes", unknown[0], TF_MODES),
+                              ("precision", unknown[1], PRECISIONS)):
+    if values:
+      raise app.UsageError(f"--{flag}: unknown {sorted(values)}; use "
+                           f"{sorted(known)}")
   threads = configure_threads(FLAGS.threads)
   torch = _optional_torch()
-  config = config_lib.load_pretraining_config(
+  configs = [config_lib.load_pretraining_config(
       FLAGS.preset, train_batch_size=FLAGS.batch_size,
-      max_seq_length=FLAGS.seq_length, precision=FLAGS.precision)
-  special_ids, word_ids = vocab_ids(FLAGS.vocab_file, config.vocab_size)
+      max_seq_length=FLAGS.seq_length, precision=precision)
+             for precision in FLAGS.precision]
+  special_ids, word_ids = vocab_ids(FLAGS.vocab_file, configs[0].vocab_size)
   batch = make_batch(FLAGS.batch_size, FLAGS.seq_length, special_ids,
                      word_ids)
-  compute_dtype = ("bfloat16" if FLAGS.precision == "mixed_bfloat16"
-                   else "float32")
-  dtypes = sorted({"float32", compute_dtype})
+  dtypes = sorted({"float32"} | {compute_dtype(p) for p in FLAGS.precision})
   peaks = measure_peaks(torch, dtypes)
 
-  unknown = set(FLAGS.tf_modes) - set(TF_MODES)
-  if unknown:
-    raise app.UsageError(f"--tf_modes: unknown {sorted(unknown)}; use "
-                         f"{sorted(TF_MODES)}")
-  implementations = [tf_implementation(config, special_ids, batch, mode)
-                     for mode in FLAGS.tf_modes]
-  if torch is not None:
-    implementations += torch_implementations(torch, config, special_ids,
-                                             batch)
+  implementations = []
+  for config in configs:
+    implementations += [tf_implementation(config, special_ids, batch, mode)
+                        for mode in FLAGS.tf_modes]
+    if torch is not None:
+      implementations += torch_implementations(torch, config, special_ids,
+                                               batch)
   for impl in implementations:
-    print(f"compiling and warming up: {impl.name}, {impl.execution}",
-          flush=True)
+    print(f"compiling and warming up: {impl.name}, {impl.execution}, "
+          f"{impl.precision}", flush=True)
     impl.prepare(FLAGS.warmup_steps)
   meter = cpu_measurements.CpuMeter()
   rounds = max(1, min(FLAGS.rounds, FLAGS.steps))
@@ -300,8 +317,8 @@ def main(argv):
   after = measure_peaks(torch, dtypes)
   peaks = {d: {k: max(v, after[d][k]) for k, v in peaks[d].items()}
            for d in peaks}
-  flops = sizes.pretraining_flops_per_sequence(config) * FLAGS.batch_size
-  report(implementations, peaks, compute_dtype, flops, threads, meter)
+  flops = sizes.pretraining_flops_per_sequence(configs[0]) * FLAGS.batch_size
+  report(implementations, peaks, flops, threads, meter)
 
 
 if __name__ == "__main__":

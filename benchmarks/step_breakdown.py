@@ -42,13 +42,16 @@ from electra_tf.pretraining import masking
 from electra_tf.pretraining import sampling
 from electra_tf.pretraining import train_loop
 from electra_tf.pretraining import train_step
+from electra_tf.training import xla_regions
 
 FLAGS = flags.FLAGS  # --preset, --batch_size, --seq_length, --steps,
 # --warmup_steps, --threads and --peak_seconds are pretrain_throughput's.
 flags.DEFINE_list("modes", ["float32:xla", "float32:graph",
                             "mixed_bfloat16:xla", "mixed_bfloat16:graph"],
                   "precision:execution pairs, one table each (execution: "
-                  "xla or graph, a tf.function without XLA).")
+                  "xla; graph, a tf.function without XLA; or "
+                  "xla_but_matmuls, XLA for all but the matmuls).")
+EXECUTIONS = ("xla", "graph", "xla_but_matmuls")
 
 PHASES = ("masking", "generator", "sampling", "discriminator", "backward",
           "update")
@@ -144,10 +147,13 @@ def run_mode(preset, precision, execution, batch, special_ids):
       "precision": precision, "train_batch_size": FLAGS.batch_size,
       "max_seq_length": FLAGS.seq_length})
   prefixes = Prefixes(config, special_ids, batch)
-  jit_compile = execution == "xla"
-  functions = {name: tf.function(getattr(prefixes, name),
-                                 jit_compile=jit_compile)
-               for name in PHASES}
+  if execution == "xla_but_matmuls":
+    functions = {name: tf.function(xla_regions.all_but_matmuls(
+        getattr(prefixes, name))) for name in PHASES}
+  else:
+    functions = {name: tf.function(getattr(prefixes, name),
+                                   jit_compile=execution == "xla")
+                 for name in PHASES}
   compile_seconds = {}
   for name, function in functions.items():
     start = time.perf_counter()
@@ -187,6 +193,14 @@ def report(precision, execution, config, prefix_seconds, peak):
 
 def main(argv):
   del argv
+  for mode in FLAGS.modes:
+    precision, _, execution = mode.partition(":")
+    if (precision not in pretrain_throughput.PRECISIONS
+        or execution not in EXECUTIONS):
+      raise app.UsageError(
+          f"--modes: {mode!r} is not precision:execution with a precision "
+          f"of {', '.join(pretrain_throughput.PRECISIONS)} and an execution "
+          f"of {', '.join(EXECUTIONS)}")
   threads = pretrain_throughput.configure_threads(FLAGS.threads)
   vocab_size = config_lib.load_pretraining_config(FLAGS.preset).vocab_size
   special_ids, word_ids = pretrain_throughput.vocab_ids(None, vocab_size)
