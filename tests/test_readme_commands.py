@@ -305,6 +305,11 @@ COMMAND_PLAN = {
     "study_data --output_dir studies/demo_recipe": Listed(
         "pretrains the demo's model and its MLM twin and finetunes both and "
         "random init on three tasks: 27 minutes on 2 cores", parse=True),
+    "electra-study --pick_on_dev studies/electra_vs_mlm,studies/"
+    "finetune_lr_3e-4 --output_dir studies/picked_on_dev": Listed(
+        "needs two finished studies; tests/study/test_committed_results.py "
+        "checks the committed report is --pick_on_dev of the committed "
+        "results, tests/study/test_dev_selection.py runs the command"),
     "electra-study --pool studies/electra_vs_mlm,studies/pretrain_seed_1 "
     "--output_dir studies/pretrain_seeds_0_1": Listed(
         "needs two finished full studies; tests/study/test_pool.py runs "
@@ -316,6 +321,8 @@ BENCHMARK = "a measurement taking minutes; benchmarks/README.md"
 INLINE_PLAN = {
     "electra-study --pool": "names the flag of the commands below it; "
     "tests/study/test_pool.py runs it",
+    "electra-study --pick_on_dev": "names the flag of the command below it; "
+    "tests/study/test_dev_selection.py runs it",
     "electra-build-vocab --kind sentencepiece": "names a flag of the "
     "command above; tests/tokenization/test_vocab_builder.py learns SentencePiece",
     "python pretrain.py --data-dir $DATA_DIR --model-name electra_small_owt "

@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 
 from electra_tf.study import collect
+from electra_tf.study import dev_selection
 from electra_tf.study import report
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -188,6 +189,29 @@ def test_the_readme_quotes_the_finetuning_learning_rate_result():
   _assert_variant_rows(section, results, " at 3e-4")
   _assert_quoted(section, "ELECTRA - MLM at 3e-4: ",
                  results["summary"]["paired"]["electra - mlm"])
+
+
+def test_the_readme_quotes_the_learning_rate_picked_on_dev(results):
+  at_3e_4 = _load(os.path.join(RESULTS, "finetune_lr_3e-4"))
+  picked = _load(os.path.join(RESULTS, "picked_on_dev"))
+  assert picked == dev_selection.pick_on_dev([results, at_3e_4])
+  final_steps = {_final_step(results, init) for init in ("electra", "mlm")}
+  # "dev picks 1e-3 for every end-of-budget model on every task and for
+  # random initialisation"
+  chosen = [row for row in picked["dev_selection"]["picked"]
+            if row["step"] in final_steps | {None}]
+  assert len(chosen) == 3 * 3
+  assert {row["picked"] for row in chosen} == {"learning_rate=0.001"}
+  section = " ".join(_readme_section("### What the gap depends on").split())
+  _assert_quoted(section, "ELECTRA - MLM picked on dev: ",
+                 picked["summary"]["paired"]["electra - mlm"])
+  # "every model finetunes worse than it does at 1e-3"
+  for init in ("electra", "mlm"):
+    assert (at_3e_4["summary"]["objectives"][init][-1]["mean_over_tasks"]
+            ["mean"] < results["summary"]["objectives"][init][-1]
+            ["mean_over_tasks"]["mean"])
+  assert (at_3e_4["summary"]["random_init"]["mean_over_tasks"]["mean"]
+          < results["summary"]["random_init"]["mean_over_tasks"]["mean"])
 
 
 def test_the_readme_quotes_the_half_budget_scores(results):
