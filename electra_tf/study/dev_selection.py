@@ -21,12 +21,16 @@ SAME_KEYS = ("headline_split", "tasks", "objectives", "pretraining", "tfidf")
 RANDOM_INIT = "random_init"
 
 
+def finetuning_settings(results):
+  """The finetuning settings a study's config gave."""
+  return dict(results["study"]["finetune_hparams"],
+              finetune_preset=results["study"]["finetune_preset"])
+
+
 def variant_labels(results_list):
   """A label per results from the finetuning settings that differ between
   them, e.g. ["learning_rate=0.001", "learning_rate=0.0003"]."""
-  settings = [dict(r["study"]["finetune_hparams"],
-                   finetune_preset=r["study"]["finetune_preset"])
-              for r in results_list]
+  settings = [finetuning_settings(r) for r in results_list]
   names = sorted({k for s in settings for k in s
                   if any(s.get(k) != other.get(k) for other in settings)})
   if not names:
@@ -105,17 +109,15 @@ def pick_on_dev(results_list):
   chosen = {}
   records = []
   for field, key_of in (("runs", _model_key), (RANDOM_INIT, _random_key)):
-    per_variant = [_groups(r[field], key_of) for r in results_list]
+    per_variant = [_groups(r[field] or [], key_of) for r in results_list]
     picked, picked_records = _pick(per_variant, labels, metrics)
     chosen[field] = [row for key, index in picked.items()
                      for row in per_variant[index][key]]
     records += picked_records
   combined = dict(first, runs=chosen["runs"],
-                  random_init=chosen[RANDOM_INIT])
+                  random_init=chosen[RANDOM_INIT] or first[RANDOM_INIT])
   combined["dev_selection"] = {
-      "settings": [dict(r["study"]["finetune_hparams"],
-                        finetune_preset=r["study"]["finetune_preset"])
-                   for r in results_list],
+      "settings": [finetuning_settings(r) for r in results_list],
       "labels": labels, "picked": records}
   combined["summary"] = collect.summary_of(combined)
   return combined

@@ -95,6 +95,14 @@ def test_results_that_cannot_be_compared_are_refused(at_1e_3, change,
     dev_selection.pick_on_dev([at_1e_3, other])
 
 
+def test_studies_without_random_init_pick_their_models(at_1e_3):
+  alone = [dict(r, random_init=[]) for r in (at_1e_3, _at_3e_4(at_1e_3))]
+  picked = dev_selection.pick_on_dev(alone)
+  assert picked["random_init"] == []
+  assert "random_init" not in picked["summary"]
+  assert len(picked["dev_selection"]["picked"]) == 12
+
+
 def test_a_dev_headline_or_a_single_study_is_refused(at_1e_3):
   with pytest.raises(ValueError, match="at least two"):
     dev_selection.pick_on_dev([at_1e_3])
