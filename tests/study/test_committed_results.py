@@ -214,6 +214,71 @@ def test_the_readme_quotes_the_learning_rate_picked_on_dev(results):
           < results["summary"]["random_init"]["mean_over_tasks"]["mean"])
 
 
+def _loss_curve(results, objective):
+  (run,) = [r for r in results["pretraining"] if r["objective"] == objective]
+  return {step: losses for step, losses in run["loss_curve"]}
+
+
+def test_the_readme_quotes_the_current_code_at_both_rates(results):
+  at_1e_3 = _load(os.path.join(RESULTS, "current_lr_1e-3"))
+  at_3e_4 = _load(os.path.join(RESULTS, "current_lr_3e-4"))
+  assert at_1e_3["study"]["finetune_hparams"]["learning_rate"] == 1e-3
+  assert at_3e_4["study"]["finetune_hparams"]["learning_rate"] == 3e-4
+  # One set of pretrained models, finetuned at both rates.
+  assert at_1e_3["pretraining"] == at_3e_4["pretraining"]
+  section, rows = _readme_table()
+  tasks = list(results["tasks"])
+  for label, current in (("ELECTRA, current code at 1e-3", at_1e_3),
+                         ("ELECTRA, current code at 3e-4", at_3e_4)):
+    _assert_row(rows[label], current["summary"]["objectives"]["electra"][-1],
+                tasks)
+  flat = " ".join(section.split())
+  _assert_quoted(flat, "ELECTRA - MLM with the current code at 1e-3: ",
+                 at_1e_3["summary"]["paired"]["electra - mlm"])
+  _assert_quoted(flat, "ELECTRA - MLM with the current code at 3e-4: ",
+                 at_3e_4["summary"]["paired"]["electra - mlm"])
+  _assert_quoted(flat, "ELECTRA - random init with the current code at "
+                 "3e-4: ", at_3e_4["summary"]["paired"]["electra - random_init"])
+  mlm_random = at_3e_4["summary"]["paired"]["mlm - random_init"]
+  assert (f"MLM - random init {mlm_random['mean']:+.1f} "
+          f"[{mlm_random['ci_low']:+.1f}, {mlm_random['ci_high']:+.1f}]"
+          in flat)
+  # "at 3e-4 ... every interval excluding zero; at 1e-3 it does not"
+  assert all(d["ci_low"] > 0 for d in at_3e_4["summary"]["paired"].values())
+  assert at_1e_3["summary"]["paired"]["electra - mlm"]["ci_low"] < 0
+  auc = at_3e_4["pretraining"][0]["eval"]["6000"]["disc_auc"]
+  assert f"Its discriminator: held-out AUC {auc:.3f}." in flat
+  # "Every MLM and random-initialisation score there equals the study before
+  # the fix exactly, at both rates, and so does the MLM loss curve"
+  key = lambda run: (run["init"], run["step"], run["task"],
+                     run["finetune_seed"])
+  before_3e_4 = _load(os.path.join(RESULTS, "finetune_lr_3e-4"))
+  for current, before in ((at_1e_3, results), (at_3e_4, before_3e_4)):
+    before_mlm = {key(r): r for r in before["runs"] if r["init"] == "mlm"}
+    current_mlm = [r for r in current["runs"] if r["init"] == "mlm"]
+    assert len(current_mlm) == 9  # 3 tasks x 3 seeds, end of budget
+    assert all(before_mlm[key(r)] == r for r in current_mlm)
+    assert current["random_init"] == before["random_init"]
+    assert current["tfidf"] == before["tfidf"]
+  curve = _loss_curve(at_3e_4, "mlm")
+  assert curve == {step: losses for step, losses
+                   in _loss_curve(results, "mlm").items() if step in curve}
+  # "dev picks 1e-3 for every model and task"
+  picked = _load(os.path.join(RESULTS, "current_picked_on_dev"))
+  assert picked == dev_selection.pick_on_dev([at_1e_3, at_3e_4])
+  assert {row["picked"] for row in picked["dev_selection"]["picked"]} == {
+      "learning_rate=0.001"}
+  # The two runs with the current code differ from step 100 on; the
+  # headline run's MLM and random init differ from the first study's.
+  init_fix = _load(os.path.join(RESULTS, "init_fix"))
+  later = _loss_curve(at_3e_4, "electra")[100]["mlm_loss"]
+  earlier = _loss_curve(init_fix, "electra")[100]["mlm_loss"]
+  assert (f"MLM loss of {later:.3f} at step 100 on one day's machine and "
+          f"{earlier:.3f} on the other's") in flat
+  assert init_fix["random_init"] != results["random_init"]
+  assert _loss_curve(init_fix, "mlm") != _loss_curve(results, "mlm")
+
+
 def test_the_readme_quotes_the_half_budget_scores(results):
   section, _ = _readme_table()
   for init, label in (("mlm", "MLM"), ("electra", "ELECTRA")):
