@@ -1,8 +1,8 @@
 """Finetuning settings picked on the dev split (`electra-study --pick_on_dev`).
 
 The same study finetuned with other settings (profiles that change only
-`finetune_hparams` or `finetune_preset`, e.g. the learning rate) gives one
-finished output dir per setting. For every finetuned model (objective,
+`finetune_hparams`, `finetune_preset` or the tasks' `num_train_epochs`, e.g.
+the learning rate) gives one finished output dir per setting. For every finetuned model (objective,
 pretraining seed, checkpoint step) and task, and for random initialisation
 per task, the setting with the highest mean dev score over the finetuning
 seeds is kept, and its runs are what the report shows on the headline
@@ -13,8 +13,11 @@ split never looked at for the choice.
 from electra_tf.study import collect
 
 # Study keys the compared results may differ in: the finetuning recipe, and
-# the words and profiles of the config file, which change no setting.
-FREE_KEYS = ("finetune_hparams", "finetune_preset", "description", "profiles")
+# the words and profiles of the config file, which change no setting. The
+# tasks may differ in their epochs only (`TASK_SETTINGS`).
+FREE_KEYS = ("finetune_hparams", "finetune_preset", "tasks", "description",
+             "profiles")
+TASK_SETTINGS = ("num_train_epochs",)
 # What must be equal: the same tasks and references, and the same pretrained
 # models (their held-out metrics and loss curves).
 SAME_KEYS = ("headline_split", "tasks", "objectives", "pretraining", "tfidf")
@@ -22,9 +25,27 @@ RANDOM_INIT = "random_init"
 
 
 def finetuning_settings(results):
-  """The finetuning settings a study's config gave."""
-  return dict(results["study"]["finetune_hparams"],
-              finetune_preset=results["study"]["finetune_preset"])
+  """The finetuning settings a study's config gave, the tasks' own as
+  "<task>.<key>"."""
+  settings = dict(results["study"]["finetune_hparams"],
+                  finetune_preset=results["study"]["finetune_preset"])
+  for task in results["study"]["tasks"]:
+    for key in TASK_SETTINGS:
+      settings[f"{task['name']}.{key}"] = task.get(key)
+  return settings
+
+
+def _check_same_tasks(results_list):
+  """The study tasks of every results equal results 0's but for
+  `TASK_SETTINGS`."""
+  def without_settings(results):
+    return [{k: v for k, v in task.items() if k not in TASK_SETTINGS}
+            for task in results["study"]["tasks"]]
+  for index, results in enumerate(results_list):
+    if without_settings(results) != without_settings(results_list[0]):
+      raise ValueError(f"results {index} is another study: its tasks differ "
+                       "from results 0's in more than "
+                       f"{', '.join(TASK_SETTINGS)}")
 
 
 def variant_labels(results_list):
@@ -100,6 +121,7 @@ def pick_on_dev(results_list):
   if len(results_list) < 2:
     raise ValueError("give at least two studies to pick from")
   collect.check_same_study(results_list, FREE_KEYS, SAME_KEYS)
+  _check_same_tasks(results_list)
   first = results_list[0]
   if first["headline_split"] == "dev":
     raise ValueError("the studies report the dev split: settings picked on "

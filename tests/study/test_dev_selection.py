@@ -95,6 +95,25 @@ def test_results_that_cannot_be_compared_are_refused(at_1e_3, change,
     dev_selection.pick_on_dev([at_1e_3, other])
 
 
+def test_the_tasks_epochs_are_a_finetuning_setting_too(at_1e_3):
+  longer = copy.deepcopy(at_1e_3)
+  for task in longer["study"]["tasks"]:
+    task["num_train_epochs"] *= 3
+  _shifted(longer["runs"] + longer["random_init"], 1.0, 0.0)
+  picked = dev_selection.pick_on_dev([at_1e_3, longer])
+  assert picked["dev_selection"]["labels"] == [
+      "bbc_news.num_train_epochs=2, tweet_sentiment.num_train_epochs=1, "
+      "wnut16.num_train_epochs=5",
+      "bbc_news.num_train_epochs=6, tweet_sentiment.num_train_epochs=3, "
+      "wnut16.num_train_epochs=15"]
+  assert picked["runs"] == longer["runs"]
+  other_task = copy.deepcopy(longer)
+  other_task["study"]["tasks"][0]["max_seq_length"] = 64
+  with pytest.raises(ValueError, match="tasks differ from results 0's in "
+                     "more than num_train_epochs"):
+    dev_selection.pick_on_dev([at_1e_3, other_task])
+
+
 def test_studies_without_random_init_pick_their_models(at_1e_3):
   alone = [dict(r, random_init=[]) for r in (at_1e_3, _at_3e_4(at_1e_3))]
   picked = dev_selection.pick_on_dev(alone)
