@@ -340,6 +340,9 @@ INLINE_PLAN = {
     "electra-saved-model-cli run ...": "`...` stands for saved_model_cli's "
     "flags; tests/serving/fresh_process.py runs it",
     "python benchmarks/pretrain_throughput.py": BENCHMARK,
+    "python benchmarks/pretrain_throughput.py --precision=float32,"
+    "mixed_bfloat16 --tf_modes=xla,xla_but_matmuls --notorch_compile":
+        BENCHMARK,
     "python benchmarks/health_overhead.py": BENCHMARK,
     "python benchmarks/data_prep_throughput.py --corpus_mb=64": BENCHMARK,
     "python benchmarks/serving_latency.py --vocab_file=tests/testdata/"
