@@ -114,6 +114,22 @@ def test_the_tasks_epochs_are_a_finetuning_setting_too(at_1e_3):
     dev_selection.pick_on_dev([at_1e_3, other_task])
 
 
+def test_a_study_that_evaluated_more_checkpoints_has_the_same_models(
+    at_1e_3):
+  fewer = copy.deepcopy(at_1e_3)
+  for run in fewer["pretraining"]:
+    run["eval"] = {max(run["eval"], key=int): run["eval"][max(
+        run["eval"], key=int)]}
+  picked = dev_selection.pick_on_dev([fewer, _at_3e_4(at_1e_3)])
+  assert picked["pretraining"] == fewer["pretraining"]
+  other = _at_3e_4(at_1e_3)
+  step = max(other["pretraining"][0]["eval"], key=int)
+  other["pretraining"][0]["eval"][step]["disc_auc"] += 0.01
+  with pytest.raises(ValueError, match="electra seed 0 is another "
+                     "pretrained model"):
+    dev_selection.pick_on_dev([fewer, other])
+
+
 def test_studies_without_random_init_pick_their_models(at_1e_3):
   alone = [dict(r, random_init=[]) for r in (at_1e_3, _at_3e_4(at_1e_3))]
   picked = dev_selection.pick_on_dev(alone)
