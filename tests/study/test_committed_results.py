@@ -279,6 +279,33 @@ def test_the_readme_quotes_the_current_code_at_both_rates(results):
   assert _loss_curve(init_fix, "mlm") != _loss_curve(results, "mlm")
 
 
+def test_the_readme_quotes_the_longer_finetuning_at_3e_4():
+  longer = _load(os.path.join(RESULTS, "current_lr_3e-4_epochs_x3"))
+  shorter = _load(os.path.join(RESULTS, "current_lr_3e-4"))
+  at_1e_3 = _load(os.path.join(RESULTS, "current_lr_1e-3"))
+  epochs = [t["num_train_epochs"] for t in longer["study"]["tasks"]]
+  assert epochs == [3 * t["num_train_epochs"]
+                    for t in shorter["study"]["tasks"]] == [6, 3, 15]
+  assert longer["study"]["finetune_hparams"]["learning_rate"] == 3e-4
+  section, _ = _readme_table()
+  _assert_variant_rows(section, longer, ", current code at 3e-4 x3 epochs")
+  flat = " ".join(section.split())
+  paired = longer["summary"]["paired"]
+  _assert_quoted(flat, "ELECTRA - MLM at 3e-4 x3 epochs: ",
+                 paired["electra - mlm"])
+  _assert_quoted(flat, "ELECTRA - random init at 3e-4 x3 epochs: ",
+                 paired["electra - random_init"])
+  random = lambda r: r["summary"]["random_init"]["mean_over_tasks"]["mean"]
+  assert f"catches up ({random(shorter):.1f} to {random(longer):.1f})" in flat
+  picked = _load(os.path.join(RESULTS, "current_picked_on_dev_3"))
+  assert picked == dev_selection.pick_on_dev([at_1e_3, shorter, longer])
+  longest = picked["dev_selection"]["labels"][2]
+  assert {row["picked"] for row in picked["dev_selection"]["picked"]
+          if row["init"] != "random_init"} == {longest}
+  _assert_quoted(flat, "ELECTRA - MLM picked on dev over three settings: ",
+                 picked["summary"]["paired"]["electra - mlm"])
+
+
 def test_the_readme_quotes_the_half_budget_scores(results):
   section, _ = _readme_table()
   for init, label in (("mlm", "MLM"), ("electra", "ELECTRA")):
