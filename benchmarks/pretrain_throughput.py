@@ -278,12 +278,10 @@ def _row(impl, flops_per_step, peak, baseline):
 
 def main(argv):
   del argv
-  unknown = (set(FLAGS.tf_modes) - set(TF_MODES), set(FLAGS.precision)
-             - set(PRECISIONS))
-  for flag, values, known in (("tf_modes", unknown[0], TF_MODES),
-                              ("precision", unknown[1], PRECISIONS)):
-    if values:
-      raise app.UsageError(f"--{flag}: unknown {sorted(values)}; use "
+  for flag, known in (("tf_modes", TF_MODES), ("precision", PRECISIONS)):
+    unknown = set(FLAGS[flag].value) - set(known)
+    if unknown:
+      raise app.UsageError(f"--{flag}: unknown {sorted(unknown)}; use "
                            f"{sorted(known)}")
   threads = configure_threads(FLAGS.threads)
   torch = _optional_torch()

@@ -167,6 +167,12 @@ def _assert_quoted(section, pattern, difference):
       round(difference["ci_high"], 1)]
 
 
+def _assert_differences(section, paired, quotes):
+  """Each {difference name: README prefix} is quoted from `paired`."""
+  for name, prefix in quotes.items():
+    _assert_quoted(section, prefix, paired[name])
+
+
 def test_the_readme_table_is_the_committed_result(results):
   section, rows = _readme_table()
   tasks = list(results["tasks"])
@@ -290,11 +296,9 @@ def test_the_readme_quotes_the_longer_finetuning_at_3e_4():
   section, _ = _readme_table()
   _assert_variant_rows(section, longer, ", current code at 3e-4 x3 epochs")
   flat = " ".join(section.split())
-  paired = longer["summary"]["paired"]
-  _assert_quoted(flat, "ELECTRA - MLM at 3e-4 x3 epochs: ",
-                 paired["electra - mlm"])
-  _assert_quoted(flat, "ELECTRA - random init at 3e-4 x3 epochs: ",
-                 paired["electra - random_init"])
+  _assert_differences(flat, longer["summary"]["paired"], {
+      "electra - mlm": "ELECTRA - MLM at 3e-4 x3 epochs: ",
+      "electra - random_init": "ELECTRA - random init at 3e-4 x3 epochs: "})
   random = lambda r: r["summary"]["random_init"]["mean_over_tasks"]["mean"]
   assert f"catches up ({random(shorter):.1f} to {random(longer):.1f})" in flat
   picked = _load(os.path.join(RESULTS, "current_picked_on_dev_3"))
@@ -406,11 +410,9 @@ def test_the_readme_quotes_the_model_size_result(results):
   section = _readme_section("### What the gap depends on")
   _assert_variant_rows(section, layers_2, ", 2 layers")
   section = " ".join(section.split())
-  summary = layers_2["summary"]
-  _assert_quoted(section, "ELECTRA - MLM with 2 layers: ",
-                 summary["paired"]["electra - mlm"])
-  _assert_quoted(section, "ELECTRA - random init with 2 layers: ",
-                 summary["paired"]["electra - random_init"])
+  _assert_differences(section, layers_2["summary"]["paired"], {
+      "electra - mlm": "ELECTRA - MLM with 2 layers: ",
+      "electra - random_init": "ELECTRA - random init with 2 layers: "})
   auc = layers_2["pretraining"][0]["eval"]["6000"]["disc_auc"]
   base_auc = results["pretraining"][0]["eval"]["6000"]["disc_auc"]
   assert f"held-out AUC {auc:.3f} against {base_auc:.3f}" in section
@@ -428,10 +430,9 @@ def test_the_readme_quotes_the_model_size_result_at_3e_4():
   _assert_variant_rows(section, results, ", 2 layers at 3e-4")
   section = " ".join(section.split())
   paired = results["summary"]["paired"]
-  _assert_quoted(section, "ELECTRA - MLM with 2 layers at 3e-4: ",
-                 paired["electra - mlm"])
-  _assert_quoted(section, "ELECTRA - random init with 2 layers at 3e-4: ",
-                 paired["electra - random_init"])
+  _assert_differences(section, paired, {
+      "electra - mlm": "ELECTRA - MLM with 2 layers at 3e-4: ",
+      "electra - random_init": "ELECTRA - random init with 2 layers at 3e-4: "})
   four_layers = _load(os.path.join(RESULTS, "finetune_lr_3e-4"))
   wider = four_layers["summary"]["paired"]["electra - mlm"]["mean"]
   narrower = paired["electra - mlm"]["mean"]
