@@ -310,6 +310,24 @@ COMMAND_PLAN = {
         "needs two finished studies; tests/study/test_committed_results.py "
         "checks the committed report is --pick_on_dev of the committed "
         "results, tests/study/test_dev_selection.py runs the command"),
+    f"{STUDY_CONFIG} --profile finetune_lr_3e-4 --data_dir study_data "
+    "--output_dir studies/current_lr_3e-4": Listed(
+        "the full study finetuned at 3e-4: about 1 h 30 min on 2 cores",
+        parse=True),
+    f"{STUDY_CONFIG} --data_dir study_data --pretrain_dir "
+    "studies/current_lr_3e-4 --output_dir studies/current_lr_1e-3": Listed(
+        "finetunes the models of the command above at 1e-3", parse=True),
+    f"{STUDY_CONFIG} --profile finetune_lr_3e-4_epochs_x3 --data_dir "
+    "study_data --pretrain_dir studies/current_lr_3e-4 --output_dir "
+    "studies/current_lr_3e-4_epochs_x3": Listed(
+        "finetunes the same models at 3e-4 with three times the epochs",
+        parse=True),
+    "electra-study --pick_on_dev studies/current_lr_1e-3,studies/"
+    "current_lr_3e-4,studies/current_lr_3e-4_epochs_x3 --output_dir "
+    "studies/current_picked_on_dev_3": Listed(
+        "needs the three studies above; tests/study/test_committed_results.py "
+        "checks the committed report is --pick_on_dev of the committed "
+        "results"),
     "electra-study --pool studies/electra_vs_mlm,studies/pretrain_seed_1 "
     "--output_dir studies/pretrain_seeds_0_1": Listed(
         "needs two finished full studies; tests/study/test_pool.py runs "
