@@ -5,6 +5,11 @@ as in the original. The Python tokenizer tests single characters with the
 predicates below; the in-graph tokenizer compiles the same classes into
 explicit code point ranges (`codepoint_ranges`) so that TensorFlow's own,
 differently versioned Unicode tables never decide a token boundary.
+
+Scanning every code point takes about 0.15 s, so the in-graph tokenizer's
+classes are also stored, computed, in `precomputed_ranges` for one Unicode
+version; `class_ranges` takes them from there only when the running
+interpreter's `unicodedata` has that version.
 """
 
 import dataclasses
@@ -229,3 +234,63 @@ def regex_class(ranges):
     parts.append(f"\\x{{{low:X}}}" if low == high
                  else f"\\x{{{low:X}}}-\\x{{{high:X}}}")
   return "[" + "".join(parts) + "]"
+
+
+def other_separators():
+  """What the in-graph tokenizer turns into " ": whitespace and the word
+  separators, other than " " itself."""
+  return (members(WHITESPACE) | word_separators()) - {" "}
+
+
+# The in-graph tokenizer's classes: name -> how to compute its ranges.
+IN_GRAPH_CLASSES = {
+    "dropped": lambda: codepoint_ranges(DROPPED),
+    "separators": lambda: codepoint_ranges(other_separators()),
+    "nonspacing_marks": lambda: codepoint_ranges(NONSPACING_MARK),
+    "punctuation": lambda: codepoint_ranges(PUNCTUATION),
+}
+
+
+def class_ranges(name):
+  """Code point ranges of one of `IN_GRAPH_CLASSES`: the stored ones when
+  they were computed with this interpreter's Unicode version."""
+  from electra_tf.tokenization import precomputed_ranges  # pylint: disable=g-import-not-at-top
+  if precomputed_ranges.UNIDATA_VERSION == unicodedata.unidata_version:
+    return precomputed_ranges.RANGES[name]
+  return IN_GRAPH_CLASSES[name]()
+
+
+_RANGES_PER_LINE = 3
+
+
+def precomputed_ranges_source():
+  """The source of `precomputed_ranges` for this interpreter's Unicode."""
+  lines = [
+      '"""Code point ranges of the in-graph tokenizer\'s character classes.',
+      "",
+      f"Computed from Python's unicodedata {unicodedata.unidata_version}"
+      " and written by",
+      "`char_classes.write_precomputed_ranges()`; do not edit.",
+      "`char_classes.class_ranges` uses them only under that Unicode version.",
+      '"""',
+      "",
+      f'UNIDATA_VERSION = "{unicodedata.unidata_version}"',
+      "",
+      "RANGES = {",
+  ]
+  for name, compute in IN_GRAPH_CLASSES.items():
+    ranges = [f"({low:#x}, {high:#x})," for low, high in compute()]
+    lines.append(f'    "{name}": (')
+    for start in range(0, len(ranges), _RANGES_PER_LINE):
+      lines.append("        " + " ".join(ranges[start:start +
+                                                 _RANGES_PER_LINE]))
+    lines.append("    ),")
+  lines.append("}")
+  return "\n".join(lines) + "\n"
+
+
+def write_precomputed_ranges():
+  """Rewrites `precomputed_ranges` for this interpreter's Unicode version."""
+  from electra_tf.tokenization import precomputed_ranges  # pylint: disable=g-import-not-at-top
+  with open(precomputed_ranges.__file__, "w", encoding="utf-8") as output:
+    output.write(precomputed_ranges_source())

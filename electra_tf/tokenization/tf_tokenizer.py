@@ -69,12 +69,6 @@ def _lowercase_fixes():
   return tuple(keys), tuple(values)
 
 
-def _other_separators():
-  """Whitespace (cleaned to " ") and word separators, other than " "."""
-  return (char_classes.members(char_classes.WHITESPACE) |
-          char_classes.word_separators()) - {" "}
-
-
 def _wordpiece_vocab(id_to_token):
   """The vocab as the id-ordered list tensorflow-text expects.
 
@@ -124,14 +118,13 @@ class TFWordpieceTokenizer(tf.Module):
 
   def _compile_patterns(self):
     """RE2 classes of the original's character classes, from `unicodedata`."""
-    ranges = char_classes.codepoint_ranges
-    self._dropped = char_classes.regex_class(ranges(char_classes.DROPPED))
-    self._separators = char_classes.regex_class(ranges(_other_separators()))
+    def pattern(name):
+      return char_classes.regex_class(char_classes.class_ranges(name))
+    self._dropped = pattern("dropped")
+    self._separators = pattern("separators")
     self._cjk = char_classes.regex_class(char_classes.CJK_RANGES)
-    self._marks = char_classes.regex_class(
-        ranges(char_classes.NONSPACING_MARK))
-    self._punctuation = char_classes.regex_class(
-        ranges(char_classes.PUNCTUATION))
+    self._marks = pattern("nonspacing_marks")
+    self._punctuation = pattern("punctuation")
     self._lower_fixes = None
     if self.do_lower_case:
       keys, values = _lowercase_fixes()

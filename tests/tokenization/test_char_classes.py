@@ -55,3 +55,23 @@ def test_the_block_wise_scans_equal_one_character_at_a_time():
   # A block holding a character that lowers to two (U+0130) takes the slow
   # path; the result is the same.
   assert "\u0130" in char_classes.changed_by_lower()
+
+
+def test_the_stored_ranges_are_this_unicode_versions_computation():
+  from electra_tf.tokenization import precomputed_ranges  # pylint: disable=g-import-not-at-top
+  if precomputed_ranges.UNIDATA_VERSION != unicodedata.unidata_version:
+    pytest.skip(f"stored for Unicode {precomputed_ranges.UNIDATA_VERSION}")
+  with open(precomputed_ranges.__file__, encoding="utf-8") as f:
+    assert f.read() == char_classes.precomputed_ranges_source()
+  for name, compute in char_classes.IN_GRAPH_CLASSES.items():
+    assert char_classes.class_ranges(name) == compute()
+
+
+def test_another_unicode_version_computes_the_ranges(monkeypatch):
+  from electra_tf.tokenization import precomputed_ranges  # pylint: disable=g-import-not-at-top
+  monkeypatch.setitem(precomputed_ranges.RANGES, "punctuation", ((0, 0),))
+  assert char_classes.class_ranges("punctuation") == ((0, 0),)
+  monkeypatch.setattr(precomputed_ranges, "UNIDATA_VERSION", "0.0.0")
+  assert char_classes.class_ranges("punctuation") == (
+      char_classes.codepoint_ranges(char_classes.PUNCTUATION))
+  assert (33, 47) in char_classes.class_ranges("punctuation")
