@@ -3,6 +3,8 @@
   python benchmarks/pretrain_throughput.py            # ELECTRA-Small, 32 x 128
   python benchmarks/pretrain_throughput.py --precision=mixed_bfloat16
   python benchmarks/pretrain_throughput.py --precision=float32,mixed_bfloat16
+  python benchmarks/pretrain_throughput.py --seq_length=512 --batch_size=8 \
+      --peak_memory
 
 Measures in one run: the matmul peak of this CPU, our full train step
 (`PretrainStep`: masking, generator, sampling, discriminator, AdamW update;
@@ -19,11 +21,17 @@ Both frameworks get the same threads, batch, noise shapes and FLOP count
 Compilation and warmup steps are excluded; a step is timed until its loss is
 on the host; the reported time is the median over timed steps, which are
 split into rounds that alternate between the frameworks so a change in
-background load hits all of them alike.
+background load hits all of them alike. With --peak_memory each row then
+runs again in a fresh process, and its peak resident memory over a few steps
+after warmup is reported beside the memory of the imports alone.
 """
 
+import functools
 from importlib import metadata
+import json
 import os
+import subprocess
+import sys
 import time
 
 from absl import app
@@ -66,6 +74,11 @@ flags.DEFINE_boolean("torch_compile", True, "Also time the PyTorch step "
 flags.DEFINE_string("vocab_file", None, "Draw token ids from this WordPiece "
                     "vocab (default: random ids from BERT's 30522).")
 flags.DEFINE_float("peak_seconds", 1.0, "Seconds per matmul peak window.")
+flags.DEFINE_boolean("peak_memory", False, "After the timing, run each row "
+                     "again in a fresh process and report its peak resident "
+                     "memory over a few steps after warmup (Linux).")
+flags.DEFINE_integer("memory_row", None, "Internal: measure only this row's "
+                     "peak memory and print it as JSON.")
 
 # Sequences shorter than the maximum, as the original's data builder makes
 # (5% of examples get a random target length).
@@ -74,6 +87,8 @@ MIN_LENGTH = 5
 # The first BERT-uncased id after [PAD], [unused*], [UNK], [CLS], [SEP], [MASK].
 FIRST_WORD_ID = 999
 BACKGROUND_WARNING_CORES = 0.25
+# Steps whose peak resident memory --peak_memory reports.
+MEMORY_STEPS = 3
 
 
 def configure_threads(threads):
@@ -137,6 +152,7 @@ class Implementation:
     self.compile_seconds = None
     self.times = []
     self.error = None
+    self.memory = None  # {"peak_mb", "imports_mb"} from --peak_memory
 
   def prepare(self, warmup_steps):
     """First call (compilation) and warmup; a failure is kept as `error`."""
@@ -186,8 +202,8 @@ def tf_implementation(config, special_ids, batch, mode):
       execution, lambda: float(compiled(features)["loss"]), config.precision)
 
 
-def torch_implementations(torch, config, special_ids, batch):
-  """The HF step eager and (optionally) under torch.compile."""
+def torch_implementation(torch, config, special_ids, batch, compile_model):
+  """The HF step, eager or under torch.compile."""
   import transformers  # pylint: disable=g-import-not-at-top
   import hf_electra_step  # pylint: disable=g-import-not-at-top
   tensors = [torch.from_numpy(batch[k]).long()
@@ -196,16 +212,64 @@ def torch_implementations(torch, config, special_ids, batch):
               else None)
   name = f"HF transformers {transformers.__version__} / torch " + (
       torch.__version__)
-  modes = [("eager", False)] + ([("torch.compile", True)]
-                                if FLAGS.torch_compile else [])
-  out = []
-  for execution, compile_model in modes:
-    step = hf_electra_step.HfElectraStep(config, special_ids, autocast,
-                                         compile_model=compile_model)
-    out.append(Implementation(name, execution,
-                              lambda step=step: step(tensors),
-                              config.precision))
-  return out
+  step = hf_electra_step.HfElectraStep(config, special_ids, autocast,
+                                       compile_model=compile_model)
+  return Implementation(name, "torch.compile" if compile_model else "eager",
+                        lambda: step(tensors), config.precision)
+
+
+def row_builders(torch, configs, special_ids, batch):
+  """One function per table row that builds its `Implementation`, in the
+  order of the tables (a row can be built alone, in a fresh process)."""
+  builders = []
+  for config in configs:
+    builders += [functools.partial(tf_implementation, config, special_ids,
+                                   batch, mode) for mode in FLAGS.tf_modes]
+    if torch is not None:
+      builders += [functools.partial(torch_implementation, torch, config,
+                                     special_ids, batch, compile_model)
+                   for compile_model in [False] + [True] * FLAGS.torch_compile]
+  return builders
+
+
+def _resident_mb(field):
+  """VmRSS or VmHWM (peak) of this process, in MB."""
+  with open("/proc/self/status") as f:
+    for line in f:
+      if line.startswith(field + ":"):
+        return int(line.split()[1]) / 1024
+  raise OSError(f"no {field} in /proc/self/status")
+
+
+def measure_row_memory(build):
+  """Peak resident MB over MEMORY_STEPS steps after compilation and warmup,
+  and the resident MB before the row was built (imports only)."""
+  imports_mb = _resident_mb("VmRSS")
+  impl = build()
+  impl.prepare(FLAGS.warmup_steps)
+  if impl.error:
+    return {"error": impl.error}
+  with open("/proc/self/clear_refs", "w") as f:
+    f.write("5")  # resets the peak (VmHWM) to the current resident size
+  for _ in range(MEMORY_STEPS):
+    impl.step_fn()
+  return {"peak_mb": _resident_mb("VmHWM"), "imports_mb": imports_mb}
+
+
+def measure_memory_in_fresh_processes(implementations):
+  """Runs this script once per row with --memory_row; fills `.memory`."""
+  for index, impl in enumerate(implementations):
+    print(f"peak memory, in a fresh process: {impl.name}, {impl.execution}, "
+          f"{impl.precision}", flush=True)
+    result = subprocess.run(
+        [sys.executable, os.path.abspath(__file__)] + sys.argv[1:] +
+        [f"--memory_row={index}"], capture_output=True, text=True,
+        check=False)
+    try:
+      impl.memory = json.loads(result.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+      impl.memory = {"error": f"exit code {result.returncode}: "
+                              f"{result.stderr.strip()[-300:]}"}
 
 
 def _version(package):
@@ -250,12 +314,22 @@ def report(implementations, peaks, flops_per_step, threads, meter):
                     None)
     print(f"\n{precision}: MFU is against the best {dtype} matmul peak, "
           f"{peak / 1e9:.0f} GFLOP/s")
+    memory = FLAGS.peak_memory
     print("\n| implementation | execution | first step s | s/step median "
           "(min) | sequences/s | model GFLOP/s | MFU median (min) | speed vs "
-          "PyTorch eager, median (min) |")
-    print("|---|---|---|---|---|---|---|---|")
+          "PyTorch eager, median (min) |" +
+          (" peak RSS MB (above imports) |" if memory else ""))
+    print("|---|---|---|---|---|---|---|---|" + ("---|" if memory else ""))
     for impl in rows:
-      print(_row(impl, flops_per_step, peak, baseline))
+      print(_row(impl, flops_per_step, peak, baseline) +
+            (_memory_cell(impl.memory) if memory else ""))
+
+
+def _memory_cell(memory):
+  if not memory or "error" in memory:
+    return f" failed: {(memory or {}).get('error', 'not measured')} |"
+  return (f" {memory['peak_mb']:.0f} "
+          f"({memory['peak_mb'] - memory['imports_mb']:.0f}) |")
 
 
 def _row(impl, flops_per_step, peak, baseline):
@@ -292,16 +366,14 @@ def main(argv):
   special_ids, word_ids = vocab_ids(FLAGS.vocab_file, configs[0].vocab_size)
   batch = make_batch(FLAGS.batch_size, FLAGS.seq_length, special_ids,
                      word_ids)
+  builders = row_builders(torch, configs, special_ids, batch)
+  if FLAGS.memory_row is not None:
+    print(json.dumps(measure_row_memory(builders[FLAGS.memory_row])))
+    return
   dtypes = sorted({"float32"} | {compute_dtype(p) for p in FLAGS.precision})
   peaks = measure_peaks(torch, dtypes)
 
-  implementations = []
-  for config in configs:
-    implementations += [tf_implementation(config, special_ids, batch, mode)
-                        for mode in FLAGS.tf_modes]
-    if torch is not None:
-      implementations += torch_implementations(torch, config, special_ids,
-                                               batch)
+  implementations = [build() for build in builders]
   for impl in implementations:
     print(f"compiling and warming up: {impl.name}, {impl.execution}, "
           f"{impl.precision}", flush=True)
@@ -315,6 +387,8 @@ def main(argv):
   after = measure_peaks(torch, dtypes)
   peaks = {d: {k: max(v, after[d][k]) for k, v in peaks[d].items()}
            for d in peaks}
+  if FLAGS.peak_memory:
+    measure_memory_in_fresh_processes(implementations)
   flops = sizes.pretraining_flops_per_sequence(configs[0]) * FLAGS.batch_size
   report(implementations, peaks, flops, threads, meter)
 
