@@ -2,6 +2,7 @@
 
   python benchmarks/data_prep_throughput.py
   python benchmarks/data_prep_throughput.py --input='corpus/*.txt' --vocab_file=vocab.txt
+  python benchmarks/data_prep_throughput.py --input=corpus.txt --num_processes=1 --repeats=5
 
 Builds the same pretraining TFRecords from the same corpus four times, each
 build in a fresh process (so its peak memory and threads are its own):
@@ -17,7 +18,8 @@ build in a fresh process (so its peak memory and threads are its own):
   * both again with one process per core (`--num_processes`), the corpus
     split by file as the original's --num-processes did.
 
-It prints wall and CPU seconds, tokens/s, peak resident memory and the
+With --repeats=N each build runs N times, alternating between the two, and
+the median build is reported. It prints wall and CPU seconds, tokens/s, peak resident memory and the
 speed-up over the reference with the same processes, and checks that each
 pair wrote byte-identical shards. The default corpus is the docstrings of
 the installed Python and packages (`--corpus_mb` of them), the default
@@ -29,6 +31,7 @@ import hashlib
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -51,6 +54,9 @@ flags.DEFINE_integer("num_processes", 0, "Processes of the all-cores rows "
                      "(0: all cores).")
 flags.DEFINE_integer("num_output_files", 8, "Shards per build.")
 flags.DEFINE_integer("seed", 0, "Seed of both builders.")
+flags.DEFINE_integer("repeats", 1, "Builds per implementation and process "
+                     "count, alternating between the two; the table shows "
+                     "the median build (by wall time).")
 flags.DEFINE_string("child", None, "Internal: run one build, print JSON.")
 
 REFERENCE = "reference"
@@ -190,8 +196,17 @@ def shard_digests(output_dir):
   return digests
 
 
-def build(kind, num_processes, files, workdir):
-  output_dir = os.path.join(workdir, f"out-{kind}-{num_processes}")
+def median_build(runs):
+  """The build with the median wall time (the lower middle one of an even
+  count), with every build's wall seconds."""
+  ordered = sorted(runs, key=lambda r: r["wall"])
+  return dict(ordered[(len(ordered) - 1) // 2],
+              walls=[r["wall"] for r in runs])
+
+
+def build(kind, num_processes, files, workdir, repeat=0):
+  output_dir = os.path.join(workdir,
+                            f"out-{kind}-{num_processes}-{repeat}")
   spec = {"kind": kind, "output_dir": output_dir, "files": files,
           "vocab_file": FLAGS.vocab_file, "seed": FLAGS.seed,
           "max_seq_length": FLAGS.max_seq_length,
@@ -208,6 +223,7 @@ def build(kind, num_processes, files, workdir):
                      f"{result.stderr[-3000:]}")
   measured = json.loads(result.stdout.strip().splitlines()[-1])
   measured["digests"] = shard_digests(output_dir)
+  shutil.rmtree(output_dir)
   return measured
 
 
@@ -231,11 +247,15 @@ def main(argv):
         f"{FLAGS.max_seq_length}")
   rows = []
   for processes in sorted({1, num_processes}):
-    pair = {kind: build(kind, processes, files, workdir)
-            for kind in (REFERENCE, OURS)}
-    identical = pair[REFERENCE]["digests"] == pair[OURS]["digests"]
-    if not identical:
-      raise SystemExit(f"{processes} process(es): the shards differ")
+    builds = {REFERENCE: [], OURS: []}
+    for repeat in range(max(1, FLAGS.repeats)):
+      for kind in (REFERENCE, OURS):
+        builds[kind].append(build(kind, processes, files, workdir, repeat))
+      identical = (builds[REFERENCE][-1]["digests"] ==
+                   builds[OURS][-1]["digests"])
+      if not identical:
+        raise SystemExit(f"{processes} process(es): the shards differ")
+    pair = {kind: median_build(runs) for kind, runs in builds.items()}
     for kind in (REFERENCE, OURS):
       rows.append(dict(pair[kind], name=NAMES[kind], processes=processes,
                        speedup=pair[REFERENCE]["wall"] / pair[kind]["wall"],
@@ -260,6 +280,12 @@ def print_table(rows):
           f"{r['cpu']:.1f} | {r['tokens'] / r['wall']:,.0f} | "
           f"{r['tokens'] / r['cpu']:,.0f} | {r['peak_mb']:.0f}{workers} | "
           f"{r['speedup']:.1f}x |")
+  if len(rows[0]["walls"]) > 1:
+    print(f"\nmedian of {len(rows[0]['walls'])} builds each; every build's "
+          "wall seconds:")
+    for r in rows:
+      print(f"- {r['name']}, {r['processes']} process(es): "
+            + ", ".join(f"{w:.2f}" for w in r["walls"]))
 
 
 if __name__ == "__main__":

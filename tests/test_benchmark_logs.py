@@ -29,22 +29,109 @@ def log():
 
 def _tables(log):
   """{precision: {execution: (s/step median, speed vs PyTorch median)}}."""
-  tables, precision = {}, None
+  tables = {}
+  for (precision, execution), cells in _table_rows(log).items():
+    tables.setdefault(precision, {})[execution] = (
+        float(cells[3].split()[0]), cells[7].split()[0])
+  return tables
+
+
+def _section(heading=SECTION):
+  """benchmarks/README.md from `heading` to the next heading."""
+  text = _read("benchmarks", "README.md")
+  start = text.index(heading)
+  return text[start:re.search(r"\n##+ ", text[start + 1:]).start() + start + 1]
+
+
+def _log(name):
+  return _read("benchmarks", "logs", name)
+
+
+def _table_rows(log):
+  """{(precision, execution): cells} of every table row of a
+  pretrain_throughput log."""
+  rows, precision = {}, None
   for line in log.splitlines():
     heading = re.match(r"(\w+): MFU is against", line)
     if heading:
       precision = heading.group(1)
     elif line.startswith("| ") and not line.startswith("| implementation"):
       cells = [c.strip() for c in line.strip("|").split("|")]
-      tables.setdefault(precision, {})[cells[1]] = (
-          float(cells[3].split()[0]), cells[7].split()[0])
-  return tables
+      rows[(precision, cells[1])] = cells
+  return rows
 
 
-def _section():
-  text = _read("benchmarks", "README.md")
-  start = text.index(SECTION)
-  return text[start:text.index("\n## ", start)]
+SCALING = {"ELECTRA-Small, batch 8 x 512":
+               "pretrain_throughput_seq512_2026-12-04.txt",
+           "ELECTRA-Base, batch 8 x 128":
+               "pretrain_throughput_base_2026-12-04.txt"}
+SCALING_ROWS = {"electra-tf, XLA": "XLA (jit_compile)",
+                "electra-tf, XLA but matmuls":
+                    "XLA but matmuls (jit_compile_matmuls false)",
+                "HF transformers, eager": "eager"}
+
+
+def _scaling_cell(cells):
+  """'s/step, ratio, peak (above imports)' as the README tables put it."""
+  return (f"{cells[3].split()[0]}, {cells[7].split()[0]}, "
+          f"{cells[8]}")
+
+
+def test_the_scaling_tables_are_the_logged_ones():
+  section = _section("### Measured: sequence length 512 and ELECTRA-Base")
+  for title, name in SCALING.items():
+    log = _log(name)
+    assert "other processes used 0.02 cores" in log
+    command = log.splitlines()[0].lstrip("$ ")
+    assert command.startswith("python benchmarks/pretrain_throughput.py")
+    assert f"`benchmarks/logs/{name}`" in section
+    logged = _table_rows(log)
+    table = section[section.index(title.split(",")[0] + ", batch"):]
+    for row_name, execution in SCALING_ROWS.items():
+      expected = (f"| {row_name} | "
+                  f"{_scaling_cell(logged[('float32', execution)])} | "
+                  f"{_scaling_cell(logged[('mixed_bfloat16', execution)])} |")
+      assert expected in table, expected
+  readme = _flat(_read("README.md"))
+  small = _table_rows(_log(SCALING["ELECTRA-Small, batch 8 x 512"]))
+  base = _table_rows(_log(SCALING["ELECTRA-Base, batch 8 x 128"]))
+  for label, rows in (("ELECTRA-Small, 8 x 512", small),
+                      ("ELECTRA-Base, 8 x 128", base)):
+    f32 = rows[("float32", "XLA (jit_compile)")]
+    bf16 = rows[("mixed_bfloat16",
+                 "XLA but matmuls (jit_compile_matmuls false)")]
+    assert (f"| {label} | {f32[3].split()[0]} s, ") in readme, label
+    assert f"{bf16[3].split()[0]} s, " in readme
+    ours = [float(c[8].split()[0]) / 1000 for k, c in rows.items()
+            if k[1] != "eager"]
+    theirs = [float(c[8].split()[0]) / 1000 for k, c in rows.items()
+              if k[1] == "eager"]
+    assert (f"{min(ours):.1f}-{max(ours):.1f} / "
+            f"{min(theirs):.1f}-{max(theirs):.1f} GB") in readme
+
+
+def _builder_log(corpus):
+  """(reference wall, ours wall, speed-up, ours' walls) of a builder log."""
+  log = _log(f"data_prep_throughput_{corpus}_2026-12-04.txt")
+  rows = {}
+  for line in log.splitlines():
+    if line.startswith(("| reference", "| electra-tf")):
+      cells = [c.strip() for c in line.strip("|").split("|")]
+      rows[cells[0].split()[0]] = cells
+  walls = re.search(r"- electra-tf, 1 process\(es\): (.*)", log).group(1)
+  return (rows["reference"][2], rows["electra-tf"][2],
+          rows["electra-tf"][7], walls)
+
+
+def test_the_builder_numbers_on_10_mb_are_the_logged_ones():
+  section = _flat(_section("### Measured: 10 MB of prose"))
+  readme = _flat(_read("README.md"))
+  for corpus in ("sotu", "wordnet"):
+    reference, ours, speedup, walls = _builder_log(corpus)
+    assert (f"| {reference} | {ours} | ") in section
+    assert f"{speedup} | {walls} |" in section.replace("**", "")
+    assert speedup in readme
+  assert float(_builder_log("sotu")[2].rstrip("x")) >= 10
 
 
 def test_the_benchmarks_readme_tables_are_the_logged_ones(log):
