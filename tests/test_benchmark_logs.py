@@ -168,3 +168,44 @@ def test_the_quoted_ratios_follow_from_the_log(log):
           f"PyTorch's eager bfloat16 step ({bf16['eager'][0]:.3f})") in readme
   assert f"{f32_ratio} in float32" in section
   assert f"{bf16_ratio} in bfloat16" in section
+
+
+def _serving_p50(threads):
+  """{(implementation, batch): p50 ms as printed} of a serving log."""
+  log = _log(f"serving_latency_threads_{threads}_2026-12-04.txt")
+  rows = {}
+  for line in log.splitlines():
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    if line.startswith("| ") and cells[1].isdigit():
+      rows[(cells[0], int(cells[1]))] = cells[2]
+      rows[(cells[0], int(cells[1]), "p50 / ours")] = cells[5]
+  return rows
+
+
+def test_the_serving_thread_numbers_are_the_logged_ones():
+  one, two = _serving_p50(1), _serving_p50(2)
+  section = _section("### Measured: one thread against two")
+  for name in ("ours (SavedModel, raw text)",
+               "ours, exported with --jit_compile (XLA)",
+               "HF transformers pipeline (PyTorch)"):
+    assert (f"| {name} | {one[(name, 1)]} | {two[(name, 1)]} | "
+            f"{one[(name, 32)]} | {two[(name, 32)]} |") in section, name
+  ours, xla, hf = ("ours (SavedModel, raw text)",
+                   "ours, exported with --jit_compile (XLA)",
+                   "HF transformers pipeline (PyTorch)")
+
+  def ratio(rows, name, batch):
+    return f"{float(rows[(hf, batch)]) / float(rows[(name, batch)]):.2f}x"
+  flat = _flat(section)
+  # The log's own ratio, from unrounded times.
+  assert one[(hf, 1, "p50 / ours")] == one[(hf, 32, "p50 / ours")] == "1.16"
+  assert "(1.16x at batch 1 and at batch 32)" in flat
+  assert (f"({ratio(one, xla, 1)}, {ratio(one, xla, 32)})") in flat
+  assert f"({two[(xla, 1)]} ms, {ratio(two, xla, 1)} the pipeline's" in flat
+  assert f"({ratio(two, ours, 32)} the pipeline with two threads)" in flat
+  readme = _flat(_read("README.md"))
+  assert (f"({two[(ours, 1)]} ms against {one[(ours, 1)]} with one") in readme
+  assert f"faster ({two[(hf, 1)]} ms)" in readme
+  assert "default export is 1.16x the pipeline at batch 1 and at batch 32" in (
+      readme)
+  assert float(one[(ours, 1)]) < float(one[(hf, 1)])
