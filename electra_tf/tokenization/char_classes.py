@@ -20,6 +20,8 @@ import unicodedata
 
 import numpy as np
 
+from electra_tf.tokenization import precomputed_ranges
+
 # Tab, newline and carriage return have category Cc but count as whitespace.
 WHITESPACE_CONTROLS = ("\t", "\n", "\r")
 
@@ -254,7 +256,6 @@ IN_GRAPH_CLASSES = {
 def class_ranges(name):
   """Code point ranges of one of `IN_GRAPH_CLASSES`: the stored ones when
   they were computed with this interpreter's Unicode version."""
-  from electra_tf.tokenization import precomputed_ranges  # pylint: disable=g-import-not-at-top
   if precomputed_ranges.UNIDATA_VERSION == unicodedata.unidata_version:
     return precomputed_ranges.RANGES[name]
   return IN_GRAPH_CLASSES[name]()
@@ -291,6 +292,5 @@ def precomputed_ranges_source():
 
 def write_precomputed_ranges():
   """Rewrites `precomputed_ranges` for this interpreter's Unicode version."""
-  from electra_tf.tokenization import precomputed_ranges  # pylint: disable=g-import-not-at-top
   with open(precomputed_ranges.__file__, "w", encoding="utf-8") as output:
     output.write(precomputed_ranges_source())
