@@ -209,3 +209,38 @@ def test_the_serving_thread_numbers_are_the_logged_ones():
   assert "default export is 1.16x the pipeline at batch 1 and at batch 32" in (
       readme)
   assert float(one[(ours, 1)]) < float(one[(hf, 1)])
+
+
+def test_the_xla_but_matmuls_breakdown_is_the_logged_one():
+  log = _log("step_breakdown_xla_but_matmuls_2026-12-04.txt")
+  phases = {}
+  for block in log.split("\n\n"):
+    precision = re.search(r"^(\w+), xla_but_matmuls: full step ([\d.]+) s",
+                          block, re.M)
+    if not precision:
+      continue
+    rows = {}
+    for line in block.splitlines():
+      cells = [c.strip() for c in line.strip("|").split("|")]
+      if line.startswith("| ") and cells[0] not in ("phase", "---"):
+        rows[cells[0]] = (cells[1], cells[5])
+    rows["whole"] = (precision.group(2), "-")
+    rows["backward share"] = re.search(r"^\| backward \| [\d.]+ \| (\d+%)",
+                                       block, re.M).group(1)
+    phases[precision.group(1)] = rows
+  section = _section("### Measured: XLA for all but the matmuls")
+  names = {"masking": "masking", "generator": "generator forward",
+           "sampling": "sampling", "discriminator": "discriminator forward",
+           "backward": "backward + gradient norm",
+           "update": "clip + AdamW + metrics", "whole": "whole step"}
+  for logged, shown in names.items():
+    cells = []
+    for precision in ("float32", "mixed_bfloat16"):
+      seconds, share = phases[precision][logged]
+      cells.append(seconds if share == "-" else f"{seconds} ({share})")
+    line = next(l for l in section.splitlines() if l.startswith(f"| {shown}"))
+    assert line.endswith(f"| {cells[0]} | {cells[1]} |"), line
+  bf16 = phases["mixed_bfloat16"]
+  assert (f"the backward pass is {bf16['backward share']} of the step"
+          in _flat(section))
+  assert f"reaches {bf16['generator'][1]}" in _flat(section)
