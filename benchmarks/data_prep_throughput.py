@@ -19,9 +19,9 @@ build in a fresh process (so its peak memory and threads are its own):
     split by file as the original's --num-processes did.
 
 With --repeats=N each build runs N times, alternating between the two, and
-the median build is reported. It prints wall and CPU seconds, tokens/s, peak resident memory and the
-speed-up over the reference with the same processes, and checks that each
-pair wrote byte-identical shards. The default corpus is the docstrings of
+the median build is reported. It prints wall and CPU seconds, tokens/s,
+peak resident memory and the speed-up over the reference with the same
+processes, and checks that each pair wrote byte-identical shards. The default corpus is the docstrings of
 the installed Python and packages (`--corpus_mb` of them), the default
 vocab the BERT uncased vocab in tests/testdata. See benchmarks/README.md.
 """

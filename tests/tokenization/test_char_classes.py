@@ -6,6 +6,7 @@ import unicodedata
 import pytest
 
 from electra_tf.tokenization import char_classes
+from electra_tf.tokenization import precomputed_ranges
 
 
 def _ranges_one_by_one(accepts):
@@ -58,7 +59,6 @@ def test_the_block_wise_scans_equal_one_character_at_a_time():
 
 
 def test_the_stored_ranges_are_this_unicode_versions_computation():
-  from electra_tf.tokenization import precomputed_ranges  # pylint: disable=g-import-not-at-top
   if precomputed_ranges.UNIDATA_VERSION != unicodedata.unidata_version:
     pytest.skip(f"stored for Unicode {precomputed_ranges.UNIDATA_VERSION}")
   with open(precomputed_ranges.__file__, encoding="utf-8") as f:
@@ -68,7 +68,6 @@ def test_the_stored_ranges_are_this_unicode_versions_computation():
 
 
 def test_another_unicode_version_computes_the_ranges(monkeypatch):
-  from electra_tf.tokenization import precomputed_ranges  # pylint: disable=g-import-not-at-top
   monkeypatch.setitem(precomputed_ranges.RANGES, "punctuation", ((0, 0),))
   assert char_classes.class_ranges("punctuation") == ((0, 0),)
   monkeypatch.setattr(precomputed_ranges, "UNIDATA_VERSION", "0.0.0")
