@@ -9,8 +9,8 @@ and the same threads:
     with `run_export.export_task`, loaded with `tf.saved_model.load` and
     called through its `serving_default(text)` signature: tokenization,
     encoder, head, softmax and label lookup all in the graph; once as
-    exported by default and once exported with `jit_compile=True`
-    (`electra-export --jit_compile`: encoder and head compiled by XLA);
+    exported by default (encoder and head compiled by XLA) and once as a
+    plain graph (`electra-export --nojit_compile`);
   * Hugging Face transformers (when `torch` and `transformers` import): a
     `text-classification` pipeline over `ElectraForSequenceClassification`
     of the same config and `ElectraTokenizerFast` on the same vocab, eager
@@ -92,7 +92,7 @@ def generated_vocab(directory):
 
 def export_classifier(vocab_file, directory):
   """An ELECTRA-Small SST classifier with random weights, exported twice:
-  as by default and with `jit_compile` (XLA). Returns (config, paths)."""
+  as by default (XLA) and as a plain graph. Returns (config, paths)."""
   config = FinetuningConfig.from_hparams({
       "task_names": [TASK], "model_size": MODEL_SIZE,
       "max_seq_length": FLAGS.seq_length, "vocab_file": vocab_file})
@@ -101,7 +101,7 @@ def export_classifier(vocab_file, directory):
   paths = [run_export.export_task(
       model, config, registry.get_task(TASK),
       os.path.join(directory, "export", name), jit_compile=jit_compile)
-           for name, jit_compile in (("default", False), ("xla", True))]
+           for name, jit_compile in (("default", True), ("plain", False))]
   return config, paths
 
 
@@ -174,11 +174,11 @@ def main(argv):
   tf.config.threading.set_inter_op_parallelism_threads(threads)
   directory = tempfile.mkdtemp(prefix="serving_latency_")
   vocab_file = FLAGS.vocab_file or generated_vocab(directory)
-  config, (path, xla_path) = export_classifier(vocab_file, directory)
+  config, (path, plain_path) = export_classifier(vocab_file, directory)
   texts = make_texts(max(int(b) for b in FLAGS.batch_sizes))
-  implementations = {"ours (SavedModel, raw text)": ours(path),
-                     "ours, exported with --jit_compile (XLA)": ours(
-                         xla_path)}
+  implementations = {"ours, default export (XLA)": ours(path),
+                     "ours, --nojit_compile export (plain graph)": ours(
+                         plain_path)}
   hf = hugging_face(config, vocab_file)
   if hf is not None:
     import torch  # pylint: disable=g-import-not-at-top

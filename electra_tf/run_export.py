@@ -62,7 +62,7 @@ def _check_same_tokens(vocab, trained, vocab_file, recorded):
 
 
 def export_task(model, config, task, export_dir, vocab_file=None,
-                labels=None, version=None, source=None, jit_compile=False):
+                labels=None, version=None, source=None, jit_compile=True):
   """Exports `task`'s head of an in-memory `FinetuningModel`.
 
   Args:
@@ -96,7 +96,7 @@ def export_task(model, config, task, export_dir, vocab_file=None,
 
 
 def export_finetuned(model_path, export_dir, task_name=None, vocab_file=None,
-                     version=None, jit_compile=False):
+                     version=None, jit_compile=True):
   """Exports one task head of a finetuning trial (dir or checkpoint prefix).
 
   `task_name` may be omitted for a single-task run. Returns the new
@@ -112,7 +112,7 @@ def export_finetuned(model_path, export_dir, task_name=None, vocab_file=None,
 
 
 def export_finetuning_run(config, export_dir, vocab_file=None,
-                          jit_compile=False):
+                          jit_compile=True):
   """Exports every task of every trial left by `run_finetuning(config)`.
 
   Task t of trial i goes to `<export_dir>/<t>/` as a new version, in trial
@@ -132,7 +132,7 @@ def export_finetuning_run(config, export_dir, vocab_file=None,
 
 
 def export_pretraining_run(model_path, export_dir, vocab_file=None,
-                           version=None, jit_compile=False):
+                           version=None, jit_compile=True):
   """Exports the discriminator of a pretraining run (dir or checkpoint).
 
   The run's `config.json` (next to the checkpoint) rebuilds the model.
@@ -156,7 +156,7 @@ def export_pretraining_run(model_path, export_dir, vocab_file=None,
 
 
 def export_model_dir(model_path, export_dir, task_name=None, vocab_file=None,
-                     version=None, jit_compile=False):
+                     version=None, jit_compile=True):
   """Exports a finetuning trial's task head or a pretraining run's encoder,
   whichever `model_path` (a dir or checkpoint prefix) holds."""
   prefix = object_format.resolve(model_path)

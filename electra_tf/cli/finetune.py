@@ -63,9 +63,11 @@ def define_flags(fv):
                        "trial of other settings (they are wiped first, as "
                        "the original did); without it they are refused.",
                        flag_values=fv)
-  flags.DEFINE_boolean("export_jit_compile", False, "With --export_dir: "
+  flags.DEFINE_boolean("export_jit_compile", True, "With --export_dir: "
                        "run the exported models with XLA (see "
-                       "electra-export --jit_compile).", flag_values=fv)
+                       "electra-export --jit_compile; "
+                       "--noexport_jit_compile exports the plain graph).",
+                       flag_values=fv)
 
 
 def load_config(fv):

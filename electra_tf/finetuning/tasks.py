@@ -232,7 +232,7 @@ class Task(abc.ABC):
     raise NotImplementedError(f"{self.name} writes no predictions")
 
   def serving_module(self, model, config, vocab_file, labels=None,
-                     jit_compile=False):
+                     jit_compile=True):
     """A `TaskServingModule` for this task's head of `model`.
 
     `labels`: the run's `data_labels` of this task; `jit_compile`: see

@@ -18,6 +18,7 @@ from electra_tf.data import features as F
 from electra_tf.serving import export
 from electra_tf.serving import input_checks
 from electra_tf.serving import text_features
+from electra_tf.serving import xla_batches
 
 TEXT = tf.TensorSpec([None], tf.string)
 
@@ -26,11 +27,11 @@ class EncoderServingModule(tf.Module):
   """Wraps an `ElectraDiscriminator` and a `TextFeaturizer` for export.
 
   `jit_compile`: run the discriminator as one XLA computation (see
-  `TaskServingModule`).
+  `TaskServingModule`); False exports the plain graph.
   """
 
   def __init__(self, discriminator, vocab_file, max_seq_length,
-               do_lower_case=True, jit_compile=False):
+               do_lower_case=True, jit_compile=True):
     super().__init__(name="electra_encoder")
     self.discriminator = discriminator
     # The tf.Variables behind the Keras ones, tracked directly: without
@@ -41,9 +42,9 @@ class EncoderServingModule(tf.Module):
         vocab_file, max_seq_length, do_lower_case)
     self.max_seq_length = max_seq_length
     self.vocab_size = discriminator.config.vocab_size
-    self._discriminate = (tf.function(self._run_discriminator,
-                                      jit_compile=True)
-                          if jit_compile else self._run_discriminator)
+    self._discriminate = (
+        xla_batches.compiled_in_batch_buckets(self._run_discriminator)
+        if jit_compile else self._run_discriminator)
 
   def _run_discriminator(self, features):
     return self.discriminator(features, training=False)
@@ -96,7 +97,7 @@ class EncoderServingModule(tf.Module):
 
 
 def export_encoder(pretrainer, vocab_file, export_dir, version=None,
-                   jit_compile=False):
+                   jit_compile=True):
   """Exports `pretrainer.discriminator` with the signatures above."""
   config = pretrainer.config
   if pretrainer.discriminator is None:

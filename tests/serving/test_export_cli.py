@@ -56,20 +56,23 @@ def test_electra_export_writes_a_pretraining_runs_encoder(sst_run, tmp_path,
 
 
 @pytest.mark.parametrize("name", ["sts", "squad", "chunk"])
-def test_jit_compiled_export_equals_the_default_one(exports, tmp_path, name):
+def test_plain_graph_export_equals_the_default_xla_one(exports, tmp_path,
+                                                       name):
   export = exports[name]
-  export_dir = str(tmp_path / "xla")
+  with open(os.path.join(export.path, "assets.extra", "config.json")) as f:
+    assert json.load(f)["jit_compile"] is True
+  export_dir = str(tmp_path / "plain")
   assert export_cli.main(["electra-export", "--model_dir", export.trial_dir,
-                          "--export_dir", export_dir, "--jit_compile"]) == 0
+                          "--export_dir", export_dir, "--nojit_compile"]) == 0
   with open(os.path.join(export_dir, "1", "assets.extra",
                          "config.json")) as f:
-    assert json.load(f)["jit_compile"] is True
+    assert json.load(f)["jit_compile"] is False
   inputs = {arg: tf.constant(column, tf.string) for arg, column in zip(
       cases.TEXT_ARGS[name], cases.BASIC[name])}
   default = tf.saved_model.load(export.path).signatures["serving_default"]
-  compiled = tf.saved_model.load(os.path.join(export_dir, "1")).signatures[
+  plain = tf.saved_model.load(os.path.join(export_dir, "1")).signatures[
       "serving_default"]
-  expected, got = default(**inputs), compiled(**inputs)
+  expected, got = default(**inputs), plain(**inputs)
   assert sorted(got) == sorted(expected)
   for key, value in expected.items():
     if value.dtype.is_floating:

@@ -42,7 +42,7 @@ class SentenceServingModule(task_module.TaskServingModule):
   what the head's outputs become (`_outputs`).
   """
 
-  def __init__(self, model, task, config, vocab_file, jit_compile=False):
+  def __init__(self, model, task, config, vocab_file, jit_compile=True):
     super().__init__(model, task, config, vocab_file,
                      jit_compile=jit_compile)
     self._spec = task_module.example_spec(task, self.settings)
@@ -91,7 +91,7 @@ class SentenceServingModule(task_module.TaskServingModule):
 class ClassifierServingModule(SentenceServingModule):
   """A classification head: label ids, names, logits and probabilities."""
 
-  def __init__(self, model, task, config, vocab_file, jit_compile=False):
+  def __init__(self, model, task, config, vocab_file, jit_compile=True):
     super().__init__(model, task, config, vocab_file,
                      jit_compile=jit_compile)
     self.label_names = tf.constant(task.labels)  # [C]
@@ -106,7 +106,7 @@ class ClassifierServingModule(SentenceServingModule):
 class ScoreServingModule(SentenceServingModule):
   """A regression head: the score on the task's scale, and the raw one."""
 
-  def __init__(self, model, task, config, vocab_file, jit_compile=False):
+  def __init__(self, model, task, config, vocab_file, jit_compile=True):
     super().__init__(model, task, config, vocab_file,
                      jit_compile=jit_compile)
     self.score_range = (task.min_value, task.max_value)

@@ -120,7 +120,7 @@ class ClassificationTask(SentenceTask):
     return metrics
 
   def serving_module(self, model, config, vocab_file, labels=None,
-                     jit_compile=False):
+                     jit_compile=True):
     del labels  # the task names its labels
     return serving_module.ClassifierServingModule(
         model, self, config, vocab_file, jit_compile=jit_compile)
@@ -161,7 +161,7 @@ class RegressionTask(SentenceTask):
                              regression=True, name=self.name, dtype=dtype)
 
   def serving_module(self, model, config, vocab_file, labels=None,
-                     jit_compile=False):
+                     jit_compile=True):
     del labels  # a score has none
     return serving_module.ScoreServingModule(
         model, self, config, vocab_file, jit_compile=jit_compile)

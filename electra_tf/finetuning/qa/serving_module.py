@@ -54,7 +54,7 @@ class SpanServingModule(task_module.TaskServingModule):
   Args: as `TaskServingModule`; `task` is a `squad.SquadTask`.
   """
 
-  def __init__(self, model, task, config, vocab_file, jit_compile=False):
+  def __init__(self, model, task, config, vocab_file, jit_compile=True):
     super().__init__(model, task, config, vocab_file,
                      jit_compile=jit_compile)
     room = (config.max_seq_length - config.max_query_length -

@@ -255,7 +255,7 @@ class SquadTask(tasks.Task):
     return path
 
   def serving_module(self, model, config, vocab_file, labels=None,
-                     jit_compile=False):
+                     jit_compile=True):
     del labels  # spans
     return serving_module.SpanServingModule(model, self, config, vocab_file,
                                             jit_compile=jit_compile)

@@ -47,7 +47,7 @@ class TaggerServingModule(task_module.TaskServingModule):
   """
 
   def __init__(self, model, task, config, vocab_file, labels,
-               jit_compile=False):
+               jit_compile=True):
     super().__init__(model, task, config, vocab_file,
                      jit_compile=jit_compile)
     self.tag_names = tf.constant(list(labels))  # [K]

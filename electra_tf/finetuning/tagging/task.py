@@ -74,7 +74,7 @@ class TaggingTask(tasks.Task):
         run.label_lists.get(self.name))
 
   def serving_module(self, model, config, vocab_file, labels=None,
-                     jit_compile=False):
+                     jit_compile=True):
     if not labels:
       raise errors.ConfigError(f"no labels for the tagging task {self.name}")
     return serving_module.TaggerServingModule(
