@@ -170,9 +170,9 @@ def test_the_quoted_ratios_follow_from_the_log(log):
   assert f"{bf16_ratio} in bfloat16" in section
 
 
-def _serving_p50(threads):
+def _serving_p50(threads, name="serving_latency_threads_{}_2026-12-04.txt"):
   """{(implementation, batch): p50 ms as printed} of a serving log."""
-  log = _log(f"serving_latency_threads_{threads}_2026-12-04.txt")
+  log = _log(name.format(threads))
   rows = {}
   for line in log.splitlines():
     cells = [c.strip() for c in line.strip("|").split("|")]
@@ -203,12 +203,50 @@ def test_the_serving_thread_numbers_are_the_logged_ones():
   assert (f"({ratio(one, xla, 1)}, {ratio(one, xla, 32)})") in flat
   assert f"({two[(xla, 1)]} ms, {ratio(two, xla, 1)} the pipeline's" in flat
   assert f"({ratio(two, ours, 32)} the pipeline with two threads)" in flat
-  readme = _flat(_read("README.md"))
-  assert (f"({two[(ours, 1)]} ms against {one[(ours, 1)]} with one") in readme
-  assert f"faster ({two[(hf, 1)]} ms)" in readme
-  assert "default export is 1.16x the pipeline at batch 1 and at batch 32" in (
-      readme)
   assert float(one[(ours, 1)]) < float(one[(hf, 1)])
+
+
+XLA_DEFAULT_LOG = "serving_latency_xla_default_threads_{}_2026-12-04.txt"
+SERVING_README_ROWS = {
+    "ours, default export (XLA)": "electra-tf, default export (XLA)",
+    "ours, --nojit_compile export (plain graph)":
+        "electra-tf, `--nojit_compile` export",
+    "HF transformers pipeline (PyTorch)": "HF transformers pipeline"}
+
+
+def test_the_readme_serving_table_is_the_logged_one():
+  one, two = _serving_p50(1, XLA_DEFAULT_LOG), _serving_p50(2, XLA_DEFAULT_LOG)
+  hf = "HF transformers pipeline (PyTorch)"
+  readme = _read("README.md")
+  for batch in (1, 32):
+    for name, label in SERVING_README_ROWS.items():
+      ratios = [float(rows[(hf, batch)]) / float(rows[(name, batch)])
+                for rows in (one, two)]
+      cells = [f"{one[(name, batch)]} ms", f"{ratios[0]:.2f}x",
+               f"{two[(name, batch)]} ms", f"{ratios[1]:.2f}x"]
+      row = "| ".join(f"{c} " for c in [label, str(batch)])
+      got = next(line for line in readme.splitlines()
+                 if line.startswith(f"| {row}|"))
+      assert [c.strip().strip("*") for c in got.strip("|").split("|")[2:]] == (
+          cells), got
+  default = "ours, default export (XLA)"
+  # Ahead everywhere but at batch 1 on two threads, as README says.
+  for rows, batch in ((one, 1), (one, 32), (two, 32)):
+    assert float(rows[(default, batch)]) < float(rows[(hf, batch)])
+  assert float(two[(default, 1)]) > float(two[(hf, 1)])
+  flat = _flat(readme)
+  short = _serving_p50(
+      2, "serving_latency_xla_default_threads_{}_calls200_2026-12-04.txt")
+  assert (f"measured the two level at {short[(default, 1)]} and "
+          f"{short[(hf, 1)]} ms") in flat
+  assert "ahead of the pipeline everywhere but at batch 1 on two threads" in (
+      flat)
+  section = _section("### Measured: XLA as the default export")
+  for name in SERVING_README_ROWS:
+    assert (f"| {name} | {one[(name, 1)]} | {two[(name, 1)]} | "
+            f"{one[(name, 32)]} | {two[(name, 32)]} |") in section, name
+  assert f"({short[(default, 1)]} against {short[(hf, 1)]} ms;" in _flat(
+      section)
 
 
 def test_the_xla_but_matmuls_breakdown_is_the_logged_one():

@@ -366,13 +366,11 @@ INLINE_PLAN = {
     "python benchmarks/data_prep_throughput.py --input=study_data/corpus/"
     "sotu.txt --num_processes=1 --repeats=5": BENCHMARK,
     "python benchmarks/serving_latency.py --vocab_file=tests/testdata/"
-    "bert_uncased_vocab.txt --calls=200 --rounds=4 --threads=1": BENCHMARK,
+    "bert_uncased_vocab.txt --calls=400 --rounds=8 --threads=1": BENCHMARK,
     "python benchmarks/pretrain_throughput.py --seq_length=512 "
     "--batch_size=8 --precision=float32,mixed_bfloat16 "
     "--tf_modes=xla,xla_but_matmuls --notorch_compile --peak_memory":
         BENCHMARK,
-    "python benchmarks/serving_latency.py --vocab_file=tests/testdata/"
-    "bert_uncased_vocab.txt --calls=400 --rounds=8": BENCHMARK,
     "python -m pytest -q -n 2 --dist loadgroup": "this test suite",
     "python -m pytest -q": "this test suite",
 }

@@ -25,6 +25,7 @@ def test_finetune_cli_exports_each_trial(sst_run):
   assert config["checkpoint"] == tf.train.latest_checkpoint(
       sst_run["trial_dir"])
   assert config["labels"] == ["0", "1"]
+  assert config["jit_compile"] is True  # electra-finetune's default
   assert config["signatures"] == ["serve_examples", "serve_token_ids",
                                   "serving_default"]
 
