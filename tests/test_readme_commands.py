@@ -591,3 +591,16 @@ def test_blocks_and_commands_are_read_as_a_shell_reads_them():
       "tool --a 1 --b 'x # y'", "other '{\"k\": 1, \"j\": 2}' > out.json",
       "last"]
   assert found[0].text == "tool --a 1 \\\n    --b 'x # y'"
+
+
+def test_readme_states_how_many_tests_the_suite_runs(request):
+  """README's "(N tests; ..." is what its test command collects; checked
+  when the suite runs as that command does (setup.cfg's testpaths, no
+  selection), skipped for a subset."""
+  config = request.config
+  selected = (config.option.keyword or config.option.markexpr
+              or config.option.deselect or config.option.lf)
+  if config.args_source != pytest.Config.ArgsSource.TESTPATHS or selected:
+    pytest.skip("a subset of the suite is running")
+  quoted = int(README.split("runs the test suite (", 1)[1].split(" tests;")[0])
+  assert quoted == len(request.session.items)
