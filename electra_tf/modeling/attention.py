@@ -10,6 +10,7 @@ import keras
 from keras import ops
 
 from electra_tf.modeling import activations
+from electra_tf.modeling import dense
 from electra_tf.modeling import dropout
 
 # Added to the scores of padding keys; the original's additive mask value.
@@ -30,13 +31,13 @@ class SelfAttention(keras.layers.Layer):
     self.head_size = config.head_size
     self.scale = 1.0 / math.sqrt(float(self.head_size))
 
-    def dense(name):
-      return keras.layers.Dense(
+    def projection(name):
+      return dense.Dense(
           config.hidden_size, kernel_initializer=activations.initializer(config),
           name=name, dtype=self.dtype_policy)
 
-    self.query, self.key, self.value = dense("query"), dense("key"), dense(
-        "value")
+    self.query, self.key, self.value = (
+        projection("query"), projection("key"), projection("value"))
     self.dropout = dropout.HashDropout(config.attention_probs_dropout_prob,
                                       dtype=self.dtype_policy)
 

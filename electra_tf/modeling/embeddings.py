@@ -9,6 +9,7 @@ from keras import ops
 from electra_tf import errors
 from electra_tf.modeling import activations
 from electra_tf.modeling import dropout
+from electra_tf.modeling import layer_norm
 
 LAYER_NORM_EPSILON = 1e-12
 
@@ -35,7 +36,7 @@ class ElectraEmbeddings(keras.layers.Layer):
     kwargs.setdefault("name", "embeddings")
     super().__init__(**kwargs)
     self.config = config
-    self.layer_norm = keras.layers.LayerNormalization(
+    self.layer_norm = layer_norm.LayerNorm(
         epsilon=LAYER_NORM_EPSILON, name="LayerNorm", dtype=self.dtype_policy)
     self.dropout = dropout.HashDropout(config.hidden_dropout_prob,
                                       dtype=self.dtype_policy)

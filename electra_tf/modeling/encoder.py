@@ -5,6 +5,7 @@ Shape legend: B batch, L sequence length, E embedding size, H hidden size.
 
 import keras
 
+from electra_tf.modeling import dense
 from electra_tf.modeling import embeddings as embeddings_lib
 from electra_tf.modeling import transformer_block
 
@@ -43,7 +44,7 @@ class ElectraEncoder(keras.layers.Layer):
     if config.embedding_size != config.hidden_size:
       # The original's tf.layers.dense here names no initializer, so it
       # gets TF1's default, Glorot uniform (not the truncated normal).
-      self.embeddings_project = keras.layers.Dense(
+      self.embeddings_project = dense.Dense(
           config.hidden_size, kernel_initializer="glorot_uniform",
           name="embeddings_project", dtype=policy)
     self.blocks = []

@@ -8,6 +8,8 @@ import keras
 from keras import ops
 
 from electra_tf.modeling import activations
+from electra_tf.modeling import dense
+from electra_tf.modeling import layer_norm
 from electra_tf.modeling.embeddings import LAYER_NORM_EPSILON
 
 
@@ -23,11 +25,11 @@ class MaskedLMHead(keras.layers.Layer):
     super().__init__(**kwargs)
     self.vocab_size = config.vocab_size
     self.embedding_size = embedding_size
-    self.dense = keras.layers.Dense(
+    self.dense = dense.Dense(
         embedding_size, activation=activations.get_activation(config.hidden_act),
         kernel_initializer=activations.initializer(config), name="dense",
         dtype=self.dtype_policy)
-    self.layer_norm = keras.layers.LayerNormalization(
+    self.layer_norm = layer_norm.LayerNorm(
         epsilon=LAYER_NORM_EPSILON, name="LayerNorm", dtype=self.dtype_policy)
     self.hidden_size = config.hidden_size
 
@@ -52,12 +54,12 @@ class DiscriminatorHead(keras.layers.Layer):
     kwargs.setdefault("name", "discriminator_predictions")
     super().__init__(**kwargs)
     init = activations.initializer(config)
-    self.dense = keras.layers.Dense(
+    self.dense = dense.Dense(
         config.hidden_size, activation=activations.get_activation(
             config.hidden_act), kernel_initializer=init, name="dense",
         dtype=self.dtype_policy)
     # The original's second dense used the default (Glorot) initializer.
-    self.logit = keras.layers.Dense(1, name="dense_1", dtype=self.dtype_policy)
+    self.logit = dense.Dense(1, name="dense_1", dtype=self.dtype_policy)
     self.hidden_size = config.hidden_size
 
   def build(self, input_shape=None):

@@ -7,7 +7,9 @@ import keras
 
 from electra_tf.modeling import activations
 from electra_tf.modeling import attention
+from electra_tf.modeling import dense
 from electra_tf.modeling import dropout
+from electra_tf.modeling import layer_norm
 from electra_tf.modeling.embeddings import LAYER_NORM_EPSILON
 
 
@@ -22,19 +24,19 @@ class TransformerBlock(keras.layers.Layer):
     policy = self.dtype_policy
     init = activations.initializer(config)
     self.attention = attention.SelfAttention(config, dtype=policy)
-    self.attention_output = keras.layers.Dense(
+    self.attention_output = dense.Dense(
         config.hidden_size, kernel_initializer=init, name="attention_output",
         dtype=policy)
-    self.attention_layer_norm = keras.layers.LayerNormalization(
+    self.attention_layer_norm = layer_norm.LayerNorm(
         epsilon=LAYER_NORM_EPSILON, name="attention_LayerNorm", dtype=policy)
-    self.intermediate = keras.layers.Dense(
+    self.intermediate = dense.Dense(
         config.intermediate_size, kernel_initializer=init,
         activation=activations.get_activation(config.hidden_act),
         name="intermediate", dtype=policy)
-    self.output_dense = keras.layers.Dense(
+    self.output_dense = dense.Dense(
         config.hidden_size, kernel_initializer=init, name="output",
         dtype=policy)
-    self.output_layer_norm = keras.layers.LayerNormalization(
+    self.output_layer_norm = layer_norm.LayerNorm(
         epsilon=LAYER_NORM_EPSILON, name="output_LayerNorm", dtype=policy)
     self.dropout = dropout.HashDropout(config.hidden_dropout_prob,
                                       dtype=policy)

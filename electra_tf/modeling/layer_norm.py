@@ -1,0 +1,64 @@
+"""`keras.layers.LayerNormalization` (last axis) with a hand-written gradient.
+
+The forward pass is Keras' own (float32 inside, the compute dtype out). The
+backward pass is the closed form, for normalised `x_hat = (x - mean) * r`,
+`r = 1 / sqrt(var + eps)`, and `g = dy * gamma`:
+
+  dx     = r * (g - mean(g) - x_hat * mean(g * x_hat))   (over the last axis)
+  dgamma = column_sums(dy * x_hat),  dbeta = column_sums(dy)
+
+which XLA compiles to a few fused passes, where the differentiated moments
+give it many, and whose parameter sums run on the matmul kernels.
+"""
+
+import keras
+from keras import ops
+import tensorflow as tf
+
+from electra_tf.modeling.column_sums import column_sums
+
+
+def _normalize(epsilon):
+  """(x, gamma, beta) -> layer-normalised x over its last axis."""
+
+  @tf.custom_gradient
+  def normalize(x, gamma, beta):
+
+    def grad(upstream, variables=None):
+      x32 = tf.cast(x, tf.float32)
+      centered = x32 - tf.reduce_mean(x32, -1, keepdims=True)
+      inv_std = tf.math.rsqrt(
+          tf.reduce_mean(tf.square(centered), -1, keepdims=True) + epsilon)
+      x_hat = centered * inv_std  # [..., C]
+      dy = tf.cast(upstream, tf.float32)
+      g = dy * gamma
+      dx = inv_std * (g - tf.reduce_mean(g, -1, keepdims=True) - x_hat *
+                      tf.reduce_mean(g * x_hat, -1, keepdims=True))
+      inputs = (tf.cast(dx, x.dtype), column_sums(dy * x_hat),
+                column_sums(dy))
+      # Eager tapes may also list gamma and beta as variables read here;
+      # their gradients already flow through the inputs.
+      return (inputs, [None] * len(variables)) if variables else inputs
+
+    return ops.layer_normalization(x, gamma, beta, -1, epsilon), grad
+
+  return normalize
+
+
+class LayerNorm(keras.layers.LayerNormalization):
+  """Drop-in `keras.layers.LayerNormalization` over the last axis with
+  scale and offset (see the module docstring)."""
+
+  def __init__(self, **kwargs):
+    super().__init__(**kwargs)
+    if (self.axis not in (-1, [-1]) or self.rms_scaling
+        or not (self.center and self.scale)):
+      raise ValueError("LayerNorm normalises the last axis, with scale and "
+                       f"offset; got axis={self.axis}, center={self.center}, "
+                       f"scale={self.scale}, rms_scaling={self.rms_scaling}")
+
+  def call(self, inputs):
+    outputs = _normalize(self.epsilon)(
+        inputs, tf.convert_to_tensor(self.gamma),
+        ops.convert_to_tensor(self.beta))
+    return ops.cast(outputs, self.compute_dtype)
