@@ -1,6 +1,8 @@
-"""`keras.layers.LayerNormalization` (last axis) with a hand-written gradient.
+"""`keras.layers.LayerNormalization` (last axis); in 16-bit compute, with a
+hand-written gradient.
 
-The forward pass is Keras' own (float32 inside, the compute dtype out). The
+In float32 it is Keras' layer. For bfloat16 or float16 inputs the forward
+pass is still Keras' own (float32 inside, the compute dtype out) and the
 backward pass is the closed form, for normalised `x_hat = (x - mean) * r`,
 `r = 1 / sqrt(var + eps)`, and `g = dy * gamma`:
 
@@ -8,7 +10,9 @@ backward pass is the closed form, for normalised `x_hat = (x - mean) * r`,
   dgamma = column_sums(dy * x_hat),  dbeta = column_sums(dy)
 
 which XLA compiles to a few fused passes, where the differentiated moments
-give it many, and whose parameter sums run on the matmul kernels.
+give it many, and whose parameter sums run on the matmul kernels. It made
+ELECTRA-Small's bfloat16 step faster on CPUs, and its float32 step under
+full XLA slower.
 """
 
 import keras
@@ -18,7 +22,7 @@ import tensorflow as tf
 from electra_tf.modeling.column_sums import column_sums
 
 
-def _normalize(epsilon):
+def normalize(epsilon):
   """(x, gamma, beta) -> layer-normalised x over its last axis."""
 
   @tf.custom_gradient
@@ -58,7 +62,9 @@ class LayerNorm(keras.layers.LayerNormalization):
                        f"scale={self.scale}, rms_scaling={self.rms_scaling}")
 
   def call(self, inputs):
-    outputs = _normalize(self.epsilon)(
+    if inputs.dtype == tf.float32:
+      return super().call(inputs)
+    outputs = normalize(self.epsilon)(
         inputs, tf.convert_to_tensor(self.gamma),
         ops.convert_to_tensor(self.beta))
     return ops.cast(outputs, self.compute_dtype)

@@ -1,5 +1,5 @@
-"""The layers with hand-written gradients equal Keras' autodiff ones: same
-forward values, gradients within float rounding, eagerly and in graphs."""
+"""The hand-written gradients equal autodiff's within float rounding, and
+the layers that use them in 16-bit compute are Keras' layers in float32."""
 
 import keras
 import numpy as np
@@ -12,15 +12,15 @@ from electra_tf.modeling import layer_norm
 from electra_tf.modeling.column_sums import column_sums
 
 
-def _gradients(fn, x, weights, eager):
-  """d sum(fn(x) * r) / d (x, *weights) for a fixed random r."""
-  r = tf.random.stateless_normal(fn(x).shape, [1, 2])
+def _gradients(fn, inputs, weights=(), eager=True):
+  """d sum(fn(*inputs) * r) / d (inputs, weights) for a fixed random r."""
+  r = tf.random.stateless_normal(fn(*inputs).shape, [1, 2])
 
   def run():
     with tf.GradientTape() as tape:
-      tape.watch(x)
-      y = tf.reduce_sum(tf.cast(fn(x), tf.float32) * r)
-    return tape.gradient(y, [x] + weights)
+      tape.watch(inputs)
+      y = tf.reduce_sum(tf.cast(fn(*inputs), tf.float32) * r)
+    return tape.gradient(y, list(inputs) + list(weights))
 
   grads = run() if eager else tf.function(run)()
   return [g.numpy().astype(np.float32) for g in grads]
@@ -28,6 +28,11 @@ def _gradients(fn, x, weights, eager):
 
 def _x(shape, dtype="float32", seed=0):
   return tf.cast(3 * tf.random.stateless_normal(shape, [seed, 7]), dtype)
+
+
+def _assert_all_close(a, b, tolerance):
+  for x, y in zip(a, b):
+    np.testing.assert_allclose(x, y, rtol=tolerance, atol=tolerance)
 
 
 def test_column_sums_is_the_sum_over_leading_axes():
@@ -38,68 +43,81 @@ def test_column_sums_is_the_sum_over_leading_axes():
 
 
 @pytest.mark.parametrize("eager", [True, False])
-def test_dense_equals_keras_dense(eager):
-  ours, theirs = dense.Dense(6, name="d"), keras.layers.Dense(6, name="d")
-  for layer in (ours, theirs):
-    layer.build([None, None, 4])
-  theirs.set_weights([w.numpy() for w in ours.weights])
-  x = _x([2, 3, 4])
-  np.testing.assert_array_equal(ours(x).numpy(), theirs(x).numpy())
-  for a, b in zip(_gradients(ours, x, ours.trainable_weights, eager),
-                  _gradients(theirs, x, theirs.trainable_weights, eager)):
-    np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+def test_add_bias_gradient_equals_autodiff(eager):
+  x, bias = _x([2, 3, 4]), _x([4], seed=1)
+  np.testing.assert_array_equal(dense.add_bias(x, bias).numpy(),
+                                (x + bias).numpy())
+  _assert_all_close(_gradients(dense.add_bias, (x, bias), eager=eager),
+                    _gradients(lambda a, b: a + b, (x, bias), eager=eager),
+                    1e-5)
 
 
 @pytest.mark.parametrize("eager", [True, False])
-def test_layer_norm_equals_keras_layer_norm(eager):
-  ours = layer_norm.LayerNorm(epsilon=1e-12)
-  theirs = keras.layers.LayerNormalization(epsilon=1e-12)
-  for layer in (ours, theirs):
-    layer.build([None, None, 8])
-    layer.set_weights([np.linspace(0.5, 2, 8, dtype=np.float32),
-                       np.linspace(-1, 1, 8, dtype=np.float32)])
+def test_layer_norm_gradient_equals_autodiff(eager):
   x = _x([2, 3, 8]) + 5.0
-  np.testing.assert_array_equal(ours(x).numpy(), theirs(x).numpy())
-  for a, b in zip(_gradients(ours, x, ours.trainable_weights, eager),
-                  _gradients(theirs, x, theirs.trainable_weights, eager)):
-    np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+  gamma = tf.linspace(0.5, 2.0, 8)
+  beta = tf.linspace(-1.0, 1.0, 8)
 
+  def keras_normalize(a, g, b):
+    return keras.ops.layer_normalization(a, g, b, -1, 1e-12)
 
-def test_layer_norm_in_bfloat16_keeps_float32_parameter_gradients():
-  ours = layer_norm.LayerNorm(epsilon=1e-12, dtype="mixed_bfloat16")
-  theirs = keras.layers.LayerNormalization(epsilon=1e-12,
-                                           dtype="mixed_bfloat16")
-  for layer in (ours, theirs):
-    layer.build([None, 8])
-  x = _x([16, 8], "bfloat16")
-  assert ours(x).dtype == tf.bfloat16
-  np.testing.assert_array_equal(ours(x).numpy(), theirs(x).numpy())
-  ours_grads = _gradients(ours, x, ours.trainable_weights, eager=False)
-  theirs_grads = _gradients(theirs, x, theirs.trainable_weights, eager=False)
-  for a, b in zip(ours_grads, theirs_grads):
-    np.testing.assert_allclose(a, b, rtol=0.02, atol=0.02)
-
-
-@pytest.mark.filterwarnings("ignore:You passed `rms_scaling=True`")
-def test_layer_norm_refuses_what_its_gradient_does_not_cover():
-  with pytest.raises(ValueError, match="axis=1"):
-    layer_norm.LayerNorm(axis=1)
-  with pytest.raises(ValueError, match="rms_scaling=True"):
-    layer_norm.LayerNorm(rms_scaling=True)
+  ours = layer_norm.normalize(1e-12)
+  np.testing.assert_array_equal(ours(x, gamma, beta).numpy(),
+                                keras_normalize(x, gamma, beta).numpy())
+  _assert_all_close(_gradients(ours, (x, gamma, beta), eager=eager),
+                    _gradients(keras_normalize, (x, gamma, beta),
+                               eager=eager), 1e-4)
 
 
 @pytest.mark.parametrize("eager", [True, False])
-def test_gelu_equals_keras_exact_gelu(eager):
-  gelu = activations.get_activation("gelu")
-
-  def keras_gelu(x):
-    return keras.activations.gelu(x, approximate=False)
-
+def test_gelu_gradient_equals_autodiff(eager):
   x = _x([4, 64])
-  np.testing.assert_array_equal(gelu(x).numpy(), keras_gelu(x).numpy())
-  np.testing.assert_allclose(_gradients(gelu, x, [], eager)[0],
-                             _gradients(keras_gelu, x, [], eager)[0],
-                             rtol=1e-5, atol=1e-6)
+
+  def keras_gelu(a):
+    return keras.activations.gelu(a, approximate=False)
+
+  ours = activations.gelu_written_gradient
+  np.testing.assert_array_equal(ours(x).numpy(), keras_gelu(x).numpy())
+  _assert_all_close(_gradients(ours, (x,), eager=eager),
+                    _gradients(keras_gelu, (x,), eager=eager), 1e-5)
+
+
+def _layer_pairs(dtype):
+  """(ours, Keras') Dense and LayerNorm pairs with equal weights."""
+  pairs = [(dense.Dense(6, dtype=dtype), keras.layers.Dense(6, dtype=dtype)),
+           (layer_norm.LayerNorm(epsilon=1e-12, dtype=dtype),
+            keras.layers.LayerNormalization(epsilon=1e-12, dtype=dtype))]
+  for ours, theirs in pairs:
+    for layer in (ours, theirs):
+      layer.build([None, 8])
+    theirs.set_weights([w.numpy() + 0.1 for w in ours.weights])
+    ours.set_weights([w.numpy() for w in theirs.weights])
+  return pairs
+
+
+def test_in_float32_the_layers_are_keras_layers():
+  x = _x([16, 8])
+  for ours, theirs in _layer_pairs("float32"):
+    np.testing.assert_array_equal(ours(x).numpy(), theirs(x).numpy())
+    _assert_all_close(
+        _gradients(ours, (x,), ours.trainable_weights, eager=False),
+        _gradients(theirs, (x,), theirs.trainable_weights, eager=False), 0)
+  gelu = activations.get_activation("gelu")
+  np.testing.assert_array_equal(
+      _gradients(gelu, (x,))[0],
+      _gradients(lambda a: keras.activations.gelu(a, approximate=False),
+                 (x,))[0])
+
+
+def test_in_bfloat16_the_layers_match_keras_layers():
+  x = _x([16, 8], "bfloat16")
+  for ours, theirs in _layer_pairs("mixed_bfloat16"):
+    assert ours(x).dtype == tf.bfloat16
+    np.testing.assert_array_equal(ours(x).numpy(), theirs(x).numpy())
+    _assert_all_close(
+        _gradients(ours, (x,), ours.trainable_weights, eager=False),
+        _gradients(theirs, (x,), theirs.trainable_weights, eager=False),
+        0.05)
 
 
 def test_gelu_in_bfloat16_is_float32_gelu_rounded():
@@ -109,3 +127,11 @@ def test_gelu_in_bfloat16_is_float32_gelu_rounded():
   expected = tf.cast(keras.activations.gelu(tf.cast(x, tf.float32),
                                             approximate=False), tf.bfloat16)
   np.testing.assert_array_equal(y.numpy(), expected.numpy())
+
+
+@pytest.mark.filterwarnings("ignore:You passed `rms_scaling=True`")
+def test_layer_norm_refuses_what_its_gradient_does_not_cover():
+  with pytest.raises(ValueError, match="axis=1"):
+    layer_norm.LayerNorm(axis=1)
+  with pytest.raises(ValueError, match="rms_scaling=True"):
+    layer_norm.LayerNorm(rms_scaling=True)
