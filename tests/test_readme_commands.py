@@ -594,13 +594,15 @@ def test_blocks_and_commands_are_read_as_a_shell_reads_them():
 
 
 def test_readme_states_how_many_tests_the_suite_runs(request):
-  """README's "(N tests; ..." is what its test command collects; checked
-  when the suite runs as that command does (setup.cfg's testpaths, no
-  selection), skipped for a subset."""
+  """README's "(about N tests; ..." is within 3% of what its test command
+  collects; checked when the suite runs as that command does (setup.cfg's
+  testpaths, no selection), skipped for a subset."""
   config = request.config
   selected = (config.option.keyword or config.option.markexpr
               or config.option.deselect or config.option.lf)
   if config.args_source != pytest.Config.ArgsSource.TESTPATHS or selected:
     pytest.skip("a subset of the suite is running")
-  quoted = int(README.split("runs the test suite (", 1)[1].split(" tests;")[0])
-  assert quoted == len(request.session.items)
+  quoted = README.split("runs the test suite (about ", 1)[1].split(" tests;")[0]
+  collected = len(request.session.items)
+  assert abs(int(quoted) - collected) <= 0.03 * collected, (
+      f"README says about {quoted} tests; the suite collects {collected}")
