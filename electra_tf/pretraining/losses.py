@@ -44,7 +44,12 @@ def masked_lm_loss(mlm_logits, masked_lm_ids, masked_lm_weights):
   `per_example` is the negative log-likelihood [B, N] of every slot.
   """
   log_probs = tf.nn.log_softmax(tf.cast(mlm_logits, tf.float32))  # [B, N, V]
-  nll = -tf.gather(log_probs, masked_lm_ids, batch_dims=2)  # [B, N]
+  # The original's one-hot product, not a gather: exact all the same (one
+  # term and zeros), and its gradient fuses into the softmax's where a
+  # gather's is a scatter into a dense [B, N, V] of zeros.
+  labels = tf.one_hot(masked_lm_ids, tf.shape(log_probs)[-1],
+                      dtype=tf.float32)  # [B, N, V]
+  nll = -tf.reduce_sum(log_probs * labels, -1)  # [B, N]
   weights = tf.cast(masked_lm_weights, tf.float32)
   return WeightedLoss(per_example=nll,
                       numerator=tf.reduce_sum(weights * nll),

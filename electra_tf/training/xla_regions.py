@@ -20,11 +20,12 @@ FUSED_OPS = frozenset("""
     Abs AddN AddV2 BiasAdd BiasAddGrad BitwiseAnd BitwiseOr BitwiseXor
     BroadcastTo Cast ConcatV2 Const Equal Erf Erfc Exp ExpandDims Fill Floor
     FloorDiv FloorMod Greater GreaterEqual Identity LeftShift Less LessEqual
-    Log Log1p LogSoftmax LogicalAnd LogicalNot LogicalOr Max Maximum Mean Min
-    Minimum Mul Neg NotEqual Pack Pow Prod Range RealDiv Reciprocal
-    ReciprocalGrad Reshape RightShift Round Rsqrt RsqrtGrad Select SelectV2
-    Shape Sigmoid SigmoidGrad Softmax Sqrt SqrtGrad Square SquaredDifference
-    Squeeze StopGradient StridedSlice Sub Sum Tanh TanhGrad Tile Transpose
+    L2Loss Log Log1p LogSoftmax LogicalAnd LogicalNot LogicalOr Max Maximum
+    Mean Min Minimum Mul Neg NotEqual OneHot Pack Pow Prod Range RealDiv
+    Reciprocal ReciprocalGrad Reshape RightShift Round Rsqrt RsqrtGrad Select
+    SelectV2 Shape Sigmoid SigmoidGrad Softmax Sqrt SqrtGrad Square
+    SquaredDifference Squeeze StopGradient StridedSlice Sub Sum Tanh TanhGrad
+    Tile Transpose
 """.split())
 
 

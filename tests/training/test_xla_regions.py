@@ -36,6 +36,7 @@ def test_one_step_equals_the_original_with_matmuls_left_out(golden):
   # Element-wise work (forward and gradients) is XLA's; matmuls are not.
   assert marks["Mul"] == {True} and marks["Erfc"] == {True}
   assert marks["RsqrtGrad"] == {True} and marks["Softmax"] == {True}
+  assert marks["OneHot"] == {True} and marks["L2Loss"] == {True}
   assert marks["MatMul"] == {False} and marks["BatchMatMulV2"] == {False}
   function(features, noise)
   assert int(optimizer.iterations) == 16
