@@ -20,23 +20,30 @@ def _exact_gelu(x):
   return gelu_written_gradient(x)
 
 
+def _normal_cdf(x):
+  """Phi(x) as the original writes it, 0.5 * (1 + erf(x / sqrt(2))): under
+  XLA on CPUs erf is about half the cost of the erfc Keras uses."""
+  return 0.5 + 0.5 * tf.math.erf(x * _SQRT_HALF)
+
+
 @tf.custom_gradient
 def gelu_written_gradient(x):
   """Exact GELU computed in float32 and returned in x's dtype, with its
   gradient written out, Phi(x) + x * phi(x), so that XLA compiles each
   direction to one fused pass (it made the bfloat16 step faster on CPUs,
-  the float32 one under full XLA slower). In float32 its values equal
-  `keras.activations.gelu(x, approximate=False)`.
+  the float32 one under full XLA slower). In float32 its values are
+  `keras.activations.gelu(x, approximate=False)`'s within float32 rounding.
   """
   x32 = tf.cast(x, tf.float32)
 
   def grad(upstream):
     x32 = tf.cast(x, tf.float32)
-    cdf = 0.5 * tf.math.erfc(-x32 * _SQRT_HALF)
     pdf = _INV_SQRT_2PI * tf.exp(-0.5 * tf.square(x32))
-    return tf.cast(tf.cast(upstream, tf.float32) * (cdf + x32 * pdf), x.dtype)
+    return tf.cast(
+        tf.cast(upstream, tf.float32) * (_normal_cdf(x32) + x32 * pdf),
+        x.dtype)
 
-  return tf.cast(x32 * (0.5 * tf.math.erfc(-x32 * _SQRT_HALF)), x.dtype), grad
+  return tf.cast(x32 * _normal_cdf(x32), x.dtype), grad
 
 
 ACTIVATIONS = {
