@@ -8,11 +8,15 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 THROUGHPUT_LOG = os.path.join(ROOT, "benchmarks", "logs",
-                              "pretrain_throughput_2026-12-05.txt")
-SECTION = "### Measured: hand-written gradients in bfloat16"
+                              "pretrain_throughput_2026-12-06.txt")
+SECTION = "### Measured: one-hot masked-LM loss and erf GELU"
 # Earlier runs of the same command that benchmarks/README.md still shows.
-EARLIER_THROUGHPUT = {"### Measured: both precisions in one run":
+EARLIER_THROUGHPUT = {"### Measured: hand-written gradients in bfloat16":
+                          "pretrain_throughput_2026-12-05.txt",
+                      "### Measured: both precisions in one run":
                           "pretrain_throughput_2026-12-04.txt"}
+# A second run of the command on the same code, quoted in SECTION's prose.
+SAME_CODE_RUN = "pretrain_throughput_2026-12-06_first.txt"
 
 
 def _read(*path):
@@ -150,7 +154,27 @@ def test_the_benchmarks_readme_tables_are_the_logged_ones(heading, log_name):
     assert row in logged, row
   command = log.splitlines()[0].lstrip("$ ")
   assert f"`{command}`" in _flat(section).replace("` (", "`")
-  assert "other processes used 0.01 cores" in log
+  assert _background_cores(log) <= 0.05
+
+
+def _background_cores(log):
+  """The cores other processes used while a log's steps were timed."""
+  return float(re.search(r"other processes used ([\d.]+) cores", log)
+               .group(1))
+
+
+def test_the_same_code_run_quoted_beside_the_section_is_the_logged_one():
+  log = _log(SAME_CODE_RUN)
+  f32, bf16 = (_tables(log)[p] for p in ("float32", "mixed_bfloat16"))
+  fused = "XLA but matmuls (jit_compile_matmuls false)"
+  quoted = (f"XLA {f32['XLA (jit_compile)'][0]:.3f} s/step, "
+            f"{f32['XLA (jit_compile)'][1]}; bfloat16 with XLA but matmuls "
+            f"{bf16[fused][0]:.3f} s/step, {bf16[fused][1]}.")
+  assert quoted in _flat(_section())
+  assert f"`benchmarks/logs/{SAME_CODE_RUN}`" in _flat(_section())
+  assert _background_cores(log) <= 0.05
+  assert log.splitlines()[0] == _log(os.path.basename(THROUGHPUT_LOG)
+                                     ).splitlines()[0]
 
 
 def test_the_quoted_ratios_follow_from_the_log(log):
