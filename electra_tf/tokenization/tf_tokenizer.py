@@ -19,6 +19,13 @@ gives the original's greedy longest-match-first pieces) and NFD normalizer:
 6. surround punctuation with spaces, split on spaces;
 7. words longer than 200 characters -> [UNK]; WordPiece the rest.
 
+A line of printable ASCII alone (most lines of English text) takes a
+shorter road with the same result: ASCII lower case, then tensorflow-text's
+end-to-end `FastWordpieceTokenizer`, which splits on whitespace and on
+BERT's punctuation itself (for ASCII, the original's classes: space, and
+the 32 symbols in 33-47, 58-64, 91-96 and 123-126) and caps words at 200
+bytes, which are 200 ASCII characters.
+
 The tests check equality with `FullTokenizer` on every Unicode code point,
 on invalid UTF-8 and on the golden text. Known residual difference: none.
 tensorflow-text's NFD tables may be newer than Python's, which only matters
@@ -114,6 +121,13 @@ class TFWordpieceTokenizer(tf.Module):
         max_bytes_per_word=wordpiece.MAX_CHARS_PER_WORD * MAX_BYTES_PER_CHAR,
         token_out_type=tf.int32, unknown_token=special_tokens.UNK,
         no_pretokenization=True)
+    # Splits the words of printable-ASCII lines itself (see the docstring).
+    self._ascii_wordpiece = tf_text.FastWordpieceTokenizer(
+        _wordpiece_vocab(id_to_token),
+        suffix_indicator=wordpiece.CONTINUATION_PREFIX,
+        max_bytes_per_word=wordpiece.MAX_CHARS_PER_WORD,
+        token_out_type=tf.int32, unknown_token=special_tokens.UNK,
+        no_pretokenization=False)
     self._compile_patterns()
 
   def _compile_patterns(self):
@@ -196,7 +210,23 @@ class TFWordpieceTokenizer(tf.Module):
 
     `valid_utf8`: see `split_words`.
     """
-    words = self.split_words(strings, valid_utf8)  # [B, (W)]
+    is_ascii = tf.strings.regex_full_match(strings, PRINTABLE_ASCII)  # [B]
+    ascii_rows = tf.where(is_ascii)[:, 0]  # [A]
+    other_rows = tf.where(~is_ascii)[:, 0]  # [B - A]
+    ascii_strings = tf.gather(strings, ascii_rows)
+    if self.do_lower_case:
+      ascii_strings = tf.strings.lower(ascii_strings)  # ASCII letters only
+    ascii_ids = self._ascii_wordpiece.tokenize(ascii_strings)  # [A, (T)]
+    other_ids = self._tokenize_words(tf.gather(strings, other_rows),
+                                     valid_utf8)  # [B - A, (T)]
+    ids = tf.concat([ascii_ids, other_ids], axis=0)  # rows in that order
+    # Row i of the result is row rank[i] of `ids`.
+    rank = tf.math.invert_permutation(tf.concat([ascii_rows, other_rows], 0))
+    return tf.gather(ids, rank)  # [B, (T)]
+
+  def _tokenize_words(self, strings, valid_utf8):
+    """`tokenize` through `split_words`. [N] -> [N, (T)]."""
+    words = self.split_words(strings, valid_utf8)  # [N, (W)]
     word_strings = words.flat_values  # [sum(W)]
     too_long = tf.where(tf.strings.length(word_strings, unit="UTF8_CHAR") >
                         wordpiece.MAX_CHARS_PER_WORD)  # [U, 1]
@@ -204,9 +234,9 @@ class TFWordpieceTokenizer(tf.Module):
         word_strings, too_long,
         tf.fill(tf.shape(too_long)[:1], special_tokens.UNK))
     ids = self._wordpiece.tokenize(word_strings)  # [sum(W), (pieces)]
-    word_ends = tf.gather(ids.row_splits, words.row_splits)  # [B + 1]
+    word_ends = tf.gather(ids.row_splits, words.row_splits)  # [N + 1]
     return tf.RaggedTensor.from_row_splits(ids.values, word_ends,
-                                           validate=False)  # [B, (T)]
+                                           validate=False)  # [N, (T)]
 
   def ids_to_tokens(self, ids):
     """Vocab strings of `ids` (any shape, ragged or not)."""

@@ -1,5 +1,7 @@
 """The in-graph tokenizer gives exactly FullTokenizer's ids."""
 
+import random
+import string
 import sys
 
 import pytest
@@ -68,6 +70,53 @@ def test_hard_lines_like_full_tokenizer(bert_vocab_file, do_lower_case):
   expected = [full.convert_tokens_to_ids(full.tokenize(line))
               for line in HARD_LINES]
   assert _tf_ids(in_graph, HARD_LINES) == expected
+
+
+def _random_ascii_lines(num_lines, seed):
+  """Printable ASCII lines: words, runs of punctuation and digits, long
+  words around the 200-character cap, any mix of cases."""
+  rng = random.Random(seed)
+  pieces = (string.ascii_letters, string.punctuation, string.digits, " ",
+            string.printable[:95])
+  lines = []
+  for _ in range(num_lines):
+    words = []
+    for _ in range(rng.randint(0, 12)):
+      alphabet = rng.choice(pieces)
+      length = rng.choice([1, 2, 5, 12, 199, 200, 201])
+      words.append("".join(rng.choice(alphabet) for _ in range(length)))
+    lines.append(rng.choice(["", " ", "  "]).join(words))
+  return lines
+
+
+ASCII_LINES = [
+    "", " ", "The Dogs' bark--it's LOUD!!", "u.s.a. $5^2`~ {x}[y](z) a|b\\c",
+    "x" * 200, "x" * 201, "y" * 199 + "!" + "y" * 201, "  lead and trail  ",
+]
+
+
+@pytest.mark.parametrize("do_lower_case", [True, False])
+def test_printable_ascii_lines_like_full_tokenizer(bert_vocab_file,
+                                                   do_lower_case):
+  # These lines take the end-to-end WordPiece road (see tf_tokenizer).
+  full = tokenization.FullTokenizer(bert_vocab_file, do_lower_case)
+  in_graph = tf_tokenizer.TFWordpieceTokenizer(bert_vocab_file, do_lower_case)
+  lines = ASCII_LINES + _random_ascii_lines(1500, seed=do_lower_case)
+  expected = [full.convert_tokens_to_ids(full.tokenize(line))
+              for line in lines]
+  assert _tf_ids(in_graph, lines) == expected
+
+
+def test_ascii_and_other_lines_keep_their_order(tokenizers):
+  full, in_graph = tokenizers
+  lines = ["Plain words.", "Café au lait", "", "naïve", "more plain", "中文"]
+  expected = [full.convert_tokens_to_ids(full.tokenize(line))
+              for line in lines]
+  for order in ([0, 1, 2, 3, 4, 5], [1, 3, 5, 0, 2, 4], [5, 4, 3, 2, 1, 0]):
+    ids = in_graph.tokenize(tf.constant([lines[i] for i in order])).to_list()
+    assert ids == [expected[i] for i in order]
+  empty = in_graph.tokenize(tf.constant([], tf.string))
+  assert empty.shape[0] == 0 and empty.flat_values.shape[0] == 0
 
 
 def test_invalid_utf8_dropped_like_full_tokenizer(tokenizers):
