@@ -22,9 +22,9 @@ _BITS_PER_GROUP = 7
 _CONTINUATION = 0x80
 _GROUP_MASK = 0x7F
 _UINT64_MASK = (1 << 64) - 1
-# Varints of 0 .. _TABLE_SIZE - 1 are looked up: every id of BERT's and
-# multilingual BERT's vocabs, and every length a record has.
-_TABLE_SIZE = 1 << 17
+# Varints of 0 .. _CACHED_BELOW - 1 are kept once computed: every id of
+# BERT's and multilingual BERT's vocabs, and every length a record has.
+_CACHED_BELOW = 1 << 17
 
 
 def varint(value):
@@ -38,14 +38,22 @@ def varint(value):
   return bytes(out)
 
 
-@functools.lru_cache(maxsize=None)
-def _varint_table():
-  """{value: varint bytes} for 0 .. _TABLE_SIZE - 1 (a dict, so a negative
-  value is a KeyError rather than an index from the end)."""
-  return {value: varint(value) for value in range(_TABLE_SIZE)}
+class _VarintCache(dict):
+  """{value: varint bytes}, filled on first lookup of each value (a build
+  meets a few tens of thousands of distinct ids, so filling the whole range
+  up front costs more than the lookups)."""
+
+  def __missing__(self, value):
+    encoded = varint(value)
+    if 0 <= value < _CACHED_BELOW:
+      self[value] = encoded
+    return encoded
 
 
-def _packed_varints(values, table):
+_VARINTS = _VarintCache()
+
+
+def _packed_varints(values):
   """The varints of `values` one after the other."""
   try:
     payload = bytes(values)  # ValueError unless every value is in [0, 256)
@@ -53,10 +61,7 @@ def _packed_varints(values, table):
       return payload
   except ValueError:
     pass
-  try:
-    return b"".join(map(table.__getitem__, values))
-  except KeyError:  # a value outside [0, _TABLE_SIZE)
-    return b"".join(map(varint, values))
+  return b"".join(map(_VARINTS.__getitem__, values))
 
 
 def _delimited(tag, payload):
@@ -88,13 +93,12 @@ def serialize_int64_example(features):
   ...     deterministic=True)
   True
   """
-  table = _varint_table()
   entries = []
   # Python orders str by code point, which is the order of their UTF-8.
   for name in sorted(features):
     values = features[name]
-    payload = _packed_varints(values, table) if len(values) else b""
+    payload = _packed_varints(values) if len(values) else b""
     entries.append(_entry_prefix(name, len(payload)))
     entries.append(payload)
   body = b"".join(entries)
-  return _TAG_1 + (table.get(len(body)) or varint(len(body))) + body
+  return _TAG_1 + _VARINTS[len(body)] + body

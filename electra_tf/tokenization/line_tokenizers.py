@@ -28,6 +28,7 @@ KINDS = (TENSORFLOW, PYTHON)
 DEFAULT_BATCH_LINES = 1024
 # Bounds a batch of very long lines (the corpus reader caps a line at 1M).
 DEFAULT_BATCH_CHARS = 4_000_000
+LINE_BREAK = "\n"
 
 
 class PythonLineTokenizer:
@@ -73,10 +74,18 @@ class TensorFlowLineTokenizer:
     self._tokenize = tf.function(
         lambda lines: self._tokenizer.tokenize(lines, valid_utf8=True),
         input_signature=[tf.TensorSpec([None], tf.string)], autograph=False)
+    self._tokenize_joined = tf.function(
+        lambda text: self._tokenizer.tokenize(
+            tf.strings.split(text, LINE_BREAK), valid_utf8=True),
+        input_signature=[tf.TensorSpec([], tf.string)], autograph=False)
 
   def __call__(self, lines):
     if not lines:
       return []
+    text = LINE_BREAK.join(lines)
+    if text.count(LINE_BREAK) == len(lines) - 1:  # no line holds a break
+      # One string crosses into TensorFlow instead of a list of them.
+      return _ragged_to_lists(self._tokenize_joined(text))  # [B, (T)]
     return _ragged_to_lists(self._tokenize(tf.constant(lines)))  # [B, (T)]
 
 

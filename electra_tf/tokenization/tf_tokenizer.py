@@ -37,6 +37,7 @@ Shape legend: B batch of strings, W words, T word pieces.
 
 import functools
 
+import numpy as np
 import tensorflow as tf
 import tensorflow_text as tf_text
 
@@ -87,6 +88,20 @@ def _wordpiece_vocab(id_to_token):
           enumerate(id_to_token)]
 
 
+def _fast_wordpiece(vocab_list, max_bytes_per_word, no_pretokenization):
+  """tensorflow-text's `FastWordpieceTokenizer` with int32 ids.
+
+  The model is handed over as a uint8 tensor made from its bytes at once
+  (given the vocab, the class would convert them through a list of ints).
+  """
+  model = tf_text.build_fast_wordpiece_model(
+      vocab_list, max_bytes_per_word, wordpiece.CONTINUATION_PREFIX,
+      special_tokens.UNK, no_pretokenization, False)  # no detokenization
+  return tf_text.FastWordpieceTokenizer(
+      model_buffer=tf.constant(np.frombuffer(model, np.uint8)),
+      token_out_type=tf.int32)
+
+
 class TFWordpieceTokenizer(tf.Module):
   """`FullTokenizer` as TensorFlow ops, usable inside `tf.function`.
 
@@ -114,20 +129,14 @@ class TFWordpieceTokenizer(tf.Module):
     id_to_token = [""] * (max(vocab.values()) + 1)
     for token, index in vocab.items():
       id_to_token[index] = token
-    self._id_to_token = tf.constant(id_to_token)  # [V]
-    self._wordpiece = tf_text.FastWordpieceTokenizer(
-        _wordpiece_vocab(id_to_token),
-        suffix_indicator=wordpiece.CONTINUATION_PREFIX,
-        max_bytes_per_word=wordpiece.MAX_CHARS_PER_WORD * MAX_BYTES_PER_CHAR,
-        token_out_type=tf.int32, unknown_token=special_tokens.UNK,
+    self._vocab_tokens = np.array(id_to_token, dtype=object)  # [V]
+    vocab_list = _wordpiece_vocab(id_to_token)
+    self._wordpiece = _fast_wordpiece(
+        vocab_list, wordpiece.MAX_CHARS_PER_WORD * MAX_BYTES_PER_CHAR,
         no_pretokenization=True)
     # Splits the words of printable-ASCII lines itself (see the docstring).
-    self._ascii_wordpiece = tf_text.FastWordpieceTokenizer(
-        _wordpiece_vocab(id_to_token),
-        suffix_indicator=wordpiece.CONTINUATION_PREFIX,
-        max_bytes_per_word=wordpiece.MAX_CHARS_PER_WORD,
-        token_out_type=tf.int32, unknown_token=special_tokens.UNK,
-        no_pretokenization=False)
+    self._ascii_wordpiece = _fast_wordpiece(
+        vocab_list, wordpiece.MAX_CHARS_PER_WORD, no_pretokenization=False)
     self._compile_patterns()
 
   def _compile_patterns(self):
@@ -237,6 +246,13 @@ class TFWordpieceTokenizer(tf.Module):
     word_ends = tf.gather(ids.row_splits, words.row_splits)  # [N + 1]
     return tf.RaggedTensor.from_row_splits(ids.values, word_ends,
                                            validate=False)  # [N, (T)]
+
+  @functools.cached_property
+  def _id_to_token(self):
+    """The vocab as a string tensor [V], made on first use (eagerly, also
+    when first asked for inside a `tf.function`)."""
+    with tf.init_scope():
+      return tf.constant(self._vocab_tokens)
 
   def ids_to_tokens(self, ids):
     """Vocab strings of `ids` (any shape, ragged or not)."""

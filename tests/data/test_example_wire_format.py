@@ -46,3 +46,9 @@ def test_random_pretraining_examples_equal_protobuf_and_parse_back():
     assert serialized == _proto_bytes(example.as_features())
     parsed = tfrecords.parse_example(serialized, length)
     assert parsed["input_ids"].numpy().tolist() == example.input_ids
+
+
+def test_only_varints_of_small_non_negative_values_are_kept():
+  example_wire_format.serialize_int64_example({"x": [-3, 1 << 40, 7]})
+  kept = example_wire_format._VARINTS  # pylint: disable=protected-access
+  assert 7 in kept and -3 not in kept and (1 << 40) not in kept

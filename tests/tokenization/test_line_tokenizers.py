@@ -44,6 +44,18 @@ def test_ids_equal_full_tokenizer_with_a_token_listed_twice(tmp_path):
   assert fast([]) == []
 
 
+def test_lines_holding_line_breaks_keep_their_rows(bert_vocab_file):
+  # Batches normally cross into TensorFlow as one text split at "\n"; a
+  # line that holds one must still give one row.
+  full = tokenization.FullTokenizer(bert_vocab_file)
+  fast = line_tokenizers.TensorFlowLineTokenizer(bert_vocab_file)
+  for lines in (["two\nlines", "one"], ["", "a", ""], ["x\n", "\n"],
+                ["Café", "plain"]):
+    expected = [full.convert_tokens_to_ids(full.tokenize(line))
+                for line in lines]
+    assert fast(lines) == expected, lines
+
+
 def test_unknown_kind_is_named(tmp_path):
   with pytest.raises(errors.DataError, match="unknown tokenizer 'fast'"):
     line_tokenizers.build_line_tokenizer("fast", str(tmp_path / "v.txt"))
