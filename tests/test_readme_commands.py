@@ -364,7 +364,7 @@ INLINE_PLAN = {
     "python benchmarks/health_overhead.py": BENCHMARK,
     "python benchmarks/data_prep_throughput.py --corpus_mb=64": BENCHMARK,
     "python benchmarks/data_prep_throughput.py --input=study_data/corpus/"
-    "sotu.txt --num_processes=1 --repeats=5": BENCHMARK,
+    "wordnet.txt --num_processes=1 --repeats=5": BENCHMARK,
     "python benchmarks/serving_latency.py --vocab_file=tests/testdata/"
     "bert_uncased_vocab.txt --calls=400 --rounds=8 --threads=1": BENCHMARK,
     "python benchmarks/pretrain_throughput.py --seq_length=512 "
