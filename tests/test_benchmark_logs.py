@@ -330,3 +330,22 @@ def test_the_xla_but_matmuls_breakdown_is_the_logged_one():
   assert (f"the backward pass is {bf16['backward share']} of the step"
           in _flat(section))
   assert f"reaches {bf16['generator'][1]}" in _flat(section)
+
+
+def test_the_2026_12_06_serving_numbers_are_the_logged_ones():
+  name = "serving_latency_threads_{}_2026-12-06.txt"
+  one, two = _serving_p50(1, name), _serving_p50(2, name)
+  short = _serving_p50(2, "serving_latency_threads_{}_calls200_2026-12-06.txt")
+  section = _section("### Measured: after the ASCII tokenizer road")
+  for row in SERVING_README_ROWS:
+    assert (f"| {row} | {one[(row, 1)]} | {two[(row, 1)]} | "
+            f"{one[(row, 32)]} | {two[(row, 32)]} |") in section, row
+  default, hf = "ours, default export (XLA)", "HF transformers pipeline (PyTorch)"
+  for rows in (one, two):
+    for batch in (1, 32):
+      assert float(rows[(default, batch)]) < float(rows[(hf, batch)])
+  flat = _flat(section)
+  assert f"by 3% ({two[(default, 1)]} against {two[(hf, 1)]} ms)" in flat
+  assert f"({short[(default, 1)]} against {short[(hf, 1)]} ms;" in flat
+  assert (f"by 3% ({two[(default, 1)]} against {two[(hf, 1)]} ms)") in _flat(
+      _read("README.md"))
