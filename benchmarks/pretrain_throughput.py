@@ -21,9 +21,10 @@ Both frameworks get the same threads, batch, noise shapes and FLOP count
 Compilation and warmup steps are excluded; a step is timed until its loss is
 on the host; the reported time is the median over timed steps, which are
 split into rounds that alternate between the frameworks so a change in
-background load hits all of them alike. With --peak_memory each row then
-runs again in a fresh process, and its peak resident memory over a few steps
-after warmup is reported beside the memory of the imports alone.
+background load hits all of them alike. With --peak_memory each row first
+runs in a fresh process, before this one builds any row, and its peak
+resident memory over a few steps after warmup is reported beside the memory
+of the imports alone.
 """
 
 import functools
@@ -74,8 +75,8 @@ flags.DEFINE_boolean("torch_compile", True, "Also time the PyTorch step "
 flags.DEFINE_string("vocab_file", None, "Draw token ids from this WordPiece "
                     "vocab (default: random ids from BERT's 30522).")
 flags.DEFINE_float("peak_seconds", 1.0, "Seconds per matmul peak window.")
-flags.DEFINE_boolean("peak_memory", False, "After the timing, run each row "
-                     "again in a fresh process and report its peak resident "
+flags.DEFINE_boolean("peak_memory", False, "Before the timing, run each row "
+                     "in a fresh process and report its peak resident "
                      "memory over a few steps after warmup (Linux).")
 flags.DEFINE_integer("memory_row", None, "Internal: measure only this row's "
                      "peak memory and print it as JSON.")
@@ -256,20 +257,23 @@ def measure_row_memory(build):
   return {"peak_mb": _resident_mb("VmHWM"), "imports_mb": imports_mb}
 
 
-def measure_memory_in_fresh_processes(implementations):
-  """Runs this script once per row with --memory_row; fills `.memory`."""
-  for index, impl in enumerate(implementations):
-    print(f"peak memory, in a fresh process: {impl.name}, {impl.execution}, "
-          f"{impl.precision}", flush=True)
+def measure_memory_in_fresh_processes(num_rows):
+  """Runs this script once per row with --memory_row; returns each row's
+  memory dict (or {"error": ...})."""
+  memories = []
+  for index in range(num_rows):
+    print(f"peak memory, in a fresh process: row {index + 1} of {num_rows}",
+          flush=True)
     result = subprocess.run(
         [sys.executable, os.path.abspath(__file__)] + sys.argv[1:] +
         [f"--memory_row={index}"], capture_output=True, text=True,
         check=False)
     try:
-      impl.memory = json.loads(result.stdout.strip().splitlines()[-1])
+      memories.append(json.loads(result.stdout.strip().splitlines()[-1]))
     except (IndexError, ValueError):
-      impl.memory = {"error": f"exit code {result.returncode}: "
-                              f"{result.stderr.strip()[-300:]}"}
+      memories.append({"error": f"exit code {result.returncode}: "
+                                f"{result.stderr.strip()[-300:]}"})
+  return memories
 
 
 def _version(package):
@@ -371,9 +375,15 @@ def main(argv):
     print(json.dumps(measure_row_memory(builders[FLAGS.memory_row])))
     return
   dtypes = sorted({"float32"} | {compute_dtype(p) for p in FLAGS.precision})
+  # Before this process builds any row: a fresh child beside six built
+  # ELECTRA-Base rows can exceed the machine's memory.
+  memories = (measure_memory_in_fresh_processes(len(builders))
+              if FLAGS.peak_memory else [None] * len(builders))
   peaks = measure_peaks(torch, dtypes)
 
   implementations = [build() for build in builders]
+  for impl, memory in zip(implementations, memories):
+    impl.memory = memory
   for impl in implementations:
     print(f"compiling and warming up: {impl.name}, {impl.execution}, "
           f"{impl.precision}", flush=True)
@@ -387,8 +397,6 @@ def main(argv):
   after = measure_peaks(torch, dtypes)
   peaks = {d: {k: max(v, after[d][k]) for k, v in peaks[d].items()}
            for d in peaks}
-  if FLAGS.peak_memory:
-    measure_memory_in_fresh_processes(implementations)
   flops = sizes.pretraining_flops_per_sequence(configs[0]) * FLAGS.batch_size
   report(implementations, peaks, flops, threads, meter)
 
