@@ -185,10 +185,7 @@ class TFWordpieceTokenizer(tf.Module):
     `valid_utf8=True` promises valid UTF-8 (as from Python `str`s) and skips
     the replacement of invalid bytes.
     """
-    if not valid_utf8:
-      strings = tf.strings.unicode_transcode(
-          strings, UTF8, UTF8, errors="replace",
-          replacement_char=char_classes.REPLACEMENT_CHARACTER)
+    strings = self._valid(strings, valid_utf8)
     # A string of printable ASCII (most lines of English text) has nothing
     # to drop, no separator but " ", no CJK, no accent and an ASCII lower
     # case: only the strings with another character take those steps.
@@ -198,9 +195,21 @@ class TFWordpieceTokenizer(tf.Module):
     if self.do_lower_case:
       strings = tf.strings.lower(strings)  # ASCII letters only
     strings = tf.tensor_scatter_nd_update(strings, others, cleaned)
+    return self._split_on_punctuation(strings)  # [B, (W)]
+
+  def _valid(self, strings, valid_utf8):
+    """Invalid UTF-8 replaced by U+FFFD, unless `valid_utf8` promises none."""
+    if valid_utf8:
+      return strings
+    return tf.strings.unicode_transcode(
+        strings, UTF8, UTF8, errors="replace",
+        replacement_char=char_classes.REPLACEMENT_CHARACTER)
+
+  def _split_on_punctuation(self, strings):
+    """Cleaned strings [B] -> words [B, (W)], punctuation apart."""
     strings = tf.strings.regex_replace(
         strings, f"({self._punctuation})", r" \1 ")
-    return tf.strings.split(strings)  # [B, (W)]
+    return tf.strings.split(strings)
 
   def _clean(self, strings):
     """Text cleaning, CJK spacing, lower case and accent stripping. [N]"""
@@ -234,8 +243,11 @@ class TFWordpieceTokenizer(tf.Module):
     return tf.gather(ids, rank)  # [B, (T)]
 
   def _tokenize_words(self, strings, valid_utf8):
-    """`tokenize` through `split_words`. [N] -> [N, (T)]."""
-    words = self.split_words(strings, valid_utf8)  # [N, (W)]
+    """`tokenize` of strings that are not printable ASCII: `split_words`
+    without its ASCII test, which all of them fail (an invalid byte becomes
+    U+FFFD, not ASCII either). [N] -> [N, (T)]."""
+    words = self._split_on_punctuation(
+        self._clean(self._valid(strings, valid_utf8)))  # [N, (W)]
     word_strings = words.flat_values  # [sum(W)]
     too_long = tf.where(tf.strings.length(word_strings, unit="UTF8_CHAR") >
                         wordpiece.MAX_CHARS_PER_WORD)  # [U, 1]
