@@ -15,6 +15,12 @@ EARLIER_THROUGHPUT = {"### Measured: hand-written gradients in bfloat16":
                           "pretrain_throughput_2026-12-05.txt",
                       "### Measured: both precisions in one run":
                           "pretrain_throughput_2026-12-04.txt"}
+# Two runs of the command on an AMD EPYC, minutes apart: benchmarks/README.md's
+# section shows the first's tables and quotes both; README's table is the
+# first's.
+AMD_SECTION = "### Measured: both precisions on an AMD EPYC, twice"
+AMD_LOGS = ("pretrain_throughput_amd_2026-12-06.txt",
+            "pretrain_throughput_amd_2026-12-06_second.txt")
 # A second run of the command on the same code, quoted in SECTION's prose.
 SAME_CODE_RUN = "pretrain_throughput_2026-12-06_first.txt"
 
@@ -144,9 +150,12 @@ def test_the_scaling_tables_are_the_logged_ones():
 
 
 BUILDER_SECTIONS = {
-    "2026-12-06": "### Measured: 10 MB of prose",
+    "2026-12-06": "### Measured: 10 MB of prose, median of 5 builds",
     "2026-12-04": "### Measured on 2026-12-04: 10 MB of prose",
+    "amd_2026-12-06": "### Measured: 10 MB of prose on an AMD EPYC",
 }
+# The Xeon's builder logs README quotes first; the AMD EPYC's after them.
+README_BUILDER, README_AMD_BUILDER = "2026-12-06", "amd_2026-12-06"
 
 
 def _builder_log(corpus, date):
@@ -174,7 +183,7 @@ def test_the_builder_numbers_on_10_mb_are_the_logged_ones(date):
 
 def test_the_readme_quotes_the_latest_builder_numbers():
   readme = _flat(_read("README.md")).replace("**", "")
-  latest = max(BUILDER_SECTIONS)
+  latest = README_BUILDER
   speedups = {corpus: _builder_log(corpus, latest)[1] for corpus in
               ("sotu", "wordnet")}
   assert (f"{speedups['sotu'][7]} on the State of the Union speeches and "
@@ -183,10 +192,18 @@ def test_the_readme_quotes_the_latest_builder_numbers():
   assert f"median of 5 builds each ({latest}, same" in readme
   for corpus in ("sotu", "wordnet"):
     assert float(speedups[corpus][7].rstrip("x")) >= 10
+  amd = {corpus: _builder_log(corpus, README_AMD_BUILDER)[1]
+         for corpus in ("sotu", "wordnet")}
+  assert (f"On the AMD EPYC (2026-12-06, same commands): {amd['sotu'][7]} on "
+          f"the speeches and {amd['wordnet'][7]} on the glosses; counting the "
+          f"imports, {amd['sotu'][9]} and {amd['wordnet'][9]}.") in readme
+  for corpus in ("sotu", "wordnet"):
+    assert float(amd[corpus][7].rstrip("x")) >= 10
 
 
 @pytest.mark.parametrize("heading,log_name", [
     (SECTION, os.path.basename(THROUGHPUT_LOG)),
+    (AMD_SECTION, AMD_LOGS[0]),
     *EARLIER_THROUGHPUT.items()])
 def test_the_benchmarks_readme_tables_are_the_logged_ones(heading, log_name):
   section, log = _section(heading), _log(log_name)
@@ -375,3 +392,126 @@ def test_the_2026_12_06_serving_numbers_are_the_logged_ones():
   assert f"({short[(default, 1)]} against {short[(hf, 1)]} ms;" in flat
   assert (f"by 3% ({two[(default, 1)]} against {two[(hf, 1)]} ms)") in _flat(
       _read("README.md"))
+
+
+XLA, FUSED = "XLA (jit_compile)", "XLA but matmuls (jit_compile_matmuls false)"
+
+
+def _ratios(cells):
+  """(median, min) of a row's speed against PyTorch, as printed."""
+  median, minimum = cells[7].split()
+  return median, minimum.strip("()")
+
+
+def _peaks(log, precision):
+  return re.search(rf"matmul peak {precision} .*: TF/XLA (\d+), "
+                   rf"TF/oneDNN (\d+), torch (\d+)", log).groups()
+
+
+def test_the_amd_runs_are_quoted_as_logged():
+  logs = [_log(name) for name in AMD_LOGS]
+  runs = [_table_rows(log) for log in logs]
+  for log in logs:
+    assert _background_cores(log) <= 0.05
+    assert log.splitlines()[0] == _log(AMD_LOGS[0]).splitlines()[0]
+  section = _flat(_section(AMD_SECTION))
+  f32 = [_ratios(rows[("float32", XLA)]) for rows in runs]
+  bf16 = [_ratios(rows[("mixed_bfloat16", FUSED)]) for rows in runs]
+  assert (f"float32 with XLA {f32[0][0]} and {f32[1][0]} ({f32[0][1]} and "
+          f"{f32[1][1]} by the minimum), bfloat16 with XLA but matmuls "
+          f"{bf16[0][0]} and {bf16[1][0]} ({bf16[0][1]} and {bf16[1][1]} by "
+          f"the minimum)") in section
+  # "Both precisions are at least 1.5x ... in both runs".
+  assert min(float(r[0].rstrip("x")) for r in f32 + bf16) >= 1.5
+  fastest = []
+  for rows in runs:
+    times = {key: float(cells[3].split()[0]) for key, cells in rows.items()}
+    ours = [t for (_, execution), t in times.items() if execution != "eager"]
+    assert times[("mixed_bfloat16", FUSED)] == min(ours)
+    fastest.append((times[("mixed_bfloat16", FUSED)], times[("float32", XLA)]))
+  (b1, f1), (b2, f2) = fastest
+  assert (f"{b1:.3f} s against {f1:.3f} s for float32 with XLA "
+          f"({f1 / b1:.2f}x) in the first run, {b2:.3f} s against {f2:.3f} s "
+          f"({f2 / b2:.2f}x) in the second") in section
+  mfu = [rows[("mixed_bfloat16", FUSED)][6].split()[0] for rows in runs]
+  assert (f"It reaches {mfu[0]} of the bfloat16 matmul peak ({mfu[1]} in the "
+          "second run)") in section
+  assert all(int(m.rstrip("%")) >= 25 for m in mfu)
+  first = runs[0]
+  assert (f"({first[('mixed_bfloat16', XLA)][3].split()[0]} against "
+          f"{first[('float32', XLA)][3].split()[0]} s)") in section
+  f32_peaks, bf16_peaks = (_peaks(logs[0], p) for p in ("float32", "bfloat16"))
+  assert (f"float32 XLA {f32_peaks[0]}, TF oneDNN {f32_peaks[1]}, torch "
+          f"{f32_peaks[2]} GFLOP/s; bfloat16 XLA {bf16_peaks[0]}, TF oneDNN "
+          f"{bf16_peaks[1]}, torch {bf16_peaks[2]} GFLOP/s") in section
+  assert (f"({bf16_peaks[0]} against {f32_peaks[0]} GFLOP/s)") in section
+  eager = [rows[("float32", "eager")][3].split() for rows in runs]
+  assert (f"(median {eager[0][0]} s, minimum {eager[0][1].strip('()')} s) "
+          f"and less in the second ({eager[1][0]} s, "
+          f"{eager[1][1].strip('()')} s)") in section
+
+
+README_AMD_ROWS = [
+    ("electra-tf, XLA", "float32", XLA),
+    ("electra-tf, XLA but matmuls", "float32", FUSED),
+    ("Hugging Face transformers, eager", "float32", "eager"),
+    ("electra-tf, XLA but matmuls", "bfloat16", FUSED),
+    ("electra-tf, XLA", "bfloat16", XLA),
+    ("Hugging Face transformers, eager, autocast", "bfloat16", "eager")]
+
+
+def test_the_readme_pretraining_table_is_the_amd_run():
+  log = _log(AMD_LOGS[0])
+  rows, second = _table_rows(log), _table_rows(_log(AMD_LOGS[1]))
+  readme = _read("README.md")
+  lines = [l.replace("**", "") for l in readme.splitlines()]
+  peaks = {"float32": max(int(p) for p in _peaks(log, "float32")),
+           "bfloat16": max(int(p) for p in _peaks(log, "bfloat16"))}
+  shown = set()
+  for label, precision, execution in README_AMD_ROWS:
+    cells = rows[("mixed_" * (precision == "bfloat16") + precision,
+                  execution)]
+    mfu = cells[6].split()[0]
+    if precision not in shown:
+      mfu += f" of {peaks[precision]} GFLOP/s"
+      shown.add(precision)
+    expected = (f"| {label} | {precision} | {cells[3].split()[0]} | "
+                f"{cells[4]} | {mfu} | {cells[7].split()[0]} |")
+    assert expected in lines, expected
+  assert f"`benchmarks/logs/{AMD_LOGS[0]}`" in readme
+  flat = _flat(readme)
+  assert (f"second run minutes later measured "
+          f"{second[('float32', XLA)][7].split()[0]} in float32 and "
+          f"{second[('mixed_bfloat16', FUSED)][7].split()[0]} in bfloat16"
+          ) in flat
+  xla, onednn, _ = (int(p) for p in _peaks(log, "bfloat16"))
+  assert round(onednn / xla) == 2
+  assert "whose bfloat16 rate is twice XLA's here" in flat
+
+
+def test_the_amd_serving_numbers_are_the_logged_ones():
+  name = "serving_latency_amd_threads_{}_2026-12-06.txt"
+  one, two = _serving_p50(1, name), _serving_p50(2, name)
+  section = _section("### Measured: on an AMD EPYC")
+  for row in SERVING_README_ROWS:
+    assert (f"| {row} | {one[(row, 1)]} | {two[(row, 1)]} | "
+            f"{one[(row, 32)]} | {two[(row, 32)]} |") in section, row
+  default, hf = "ours, default export (XLA)", "HF transformers pipeline (PyTorch)"
+  ratios = {}
+  for threads, rows in ((1, one), (2, two)):
+    for batch in (1, 32):
+      assert float(rows[(default, batch)]) < float(rows[(hf, batch)])
+      ratios[(threads, batch)] = f"{rows[(hf, batch, 'p50 / ours')]}x"
+  flat = _flat(section)
+  assert (f"{ratios[(1, 1)]} and {ratios[(1, 32)]} with one thread (batch 1, "
+          f"batch 32), {ratios[(2, 1)]} and {ratios[(2, 32)]} with two") in flat
+  plain = "ours, --nojit_compile export (plain graph)"
+  assert (f"({two[(plain, 1)]} against {two[(default, 1)]} ms)") in flat
+  faster = sorted(round(100 * (1 - float(one[(plain, b, "p50 / ours")])))
+                  for b in (1, 32))
+  assert f"({faster[0]}-{faster[1]}% faster in this run)" in flat
+  readme = _flat(_read("README.md"))
+  assert (f"at batch 1, {one[(default, 1)]} against {one[(hf, 1)]} ms with one "
+          f"thread ({ratios[(1, 1)]}) and {two[(default, 1)]} against "
+          f"{two[(hf, 1)]} ms with two ({ratios[(2, 1)]}); at batch 32, "
+          f"{ratios[(1, 32)]} and {ratios[(2, 32)]}.") in readme

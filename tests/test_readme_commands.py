@@ -357,7 +357,6 @@ INLINE_PLAN = {
     "tool; tests/serving runs the signatures it lists",
     "electra-saved-model-cli run ...": "`...` stands for saved_model_cli's "
     "flags; tests/serving/fresh_process.py runs it",
-    "python benchmarks/pretrain_throughput.py": BENCHMARK,
     "python benchmarks/pretrain_throughput.py --precision=float32,"
     "mixed_bfloat16 --tf_modes=xla,xla_but_matmuls --notorch_compile":
         BENCHMARK,
