@@ -74,7 +74,8 @@ def _table_rows(log):
   return rows
 
 
-SCALING_2026_12_04 = "### Measured: sequence length 512 and ELECTRA-Base"
+SCALING_2026_12_04 = ("### Measured: sequence length 512 and ELECTRA-Base, "
+                      "with peak memory (2026-12-04")
 # README's scaling rows: {table title: (benchmarks/README.md section, log)}.
 SCALING = {"ELECTRA-Small, batch 8 x 512":
                (SCALING_2026_12_04, "pretrain_throughput_seq512_2026-12-04.txt"),
@@ -85,6 +86,23 @@ SCALING = {"ELECTRA-Small, batch 8 x 512":
 EARLIER_SCALING = {"ELECTRA-Base, batch 8 x 128":
                        (SCALING_2026_12_04,
                         "pretrain_throughput_base_2026-12-04.txt")}
+# The same two commands on an AMD EPYC, in one section and in README's table.
+AMD_SCALING_SECTION = ("### Measured: sequence length 512 and ELECTRA-Base "
+                       "on an AMD EPYC")
+AMD_SCALING = {"ELECTRA-Small, batch 8 x 512":
+                   (AMD_SCALING_SECTION,
+                    "pretrain_throughput_seq512_amd_2026-12-06.txt"),
+               "ELECTRA-Base, batch 8 x 128":
+                   (AMD_SCALING_SECTION,
+                    "pretrain_throughput_base_amd_2026-12-06.txt")}
+# README's scaling rows: {row label: log}.
+README_SCALING_ROWS = {
+    "ELECTRA-Small, 8 x 512": SCALING["ELECTRA-Small, batch 8 x 512"][1],
+    "ELECTRA-Base, 8 x 128": SCALING["ELECTRA-Base, batch 8 x 128"][1],
+    "ELECTRA-Small, 8 x 512, AMD EPYC":
+        AMD_SCALING["ELECTRA-Small, batch 8 x 512"][1],
+    "ELECTRA-Base, 8 x 128, AMD EPYC":
+        AMD_SCALING["ELECTRA-Base, batch 8 x 128"][1]}
 SCALING_ROWS = {"electra-tf, XLA": "XLA (jit_compile)",
                 "electra-tf, XLA but matmuls":
                     "XLA but matmuls (jit_compile_matmuls false)",
@@ -118,23 +136,23 @@ def _peak_gb(cells):
 
 
 def test_the_scaling_tables_are_the_logged_ones():
-  for title, (heading, name) in {**SCALING, **EARLIER_SCALING}.items():
-    _check_scaling_table(title, heading, name)
+  for table in (SCALING, EARLIER_SCALING, AMD_SCALING):
+    for title, (heading, name) in table.items():
+      _check_scaling_table(title, heading, name)
   readme = _flat(_read("README.md"))
   gaps = []
-  for label, title in (("ELECTRA-Small, 8 x 512",
-                        "ELECTRA-Small, batch 8 x 512"),
-                       ("ELECTRA-Base, 8 x 128", "ELECTRA-Base, batch 8 x 128")):
-    rows = _table_rows(_log(SCALING[title][1]))
+  for label, name in README_SCALING_ROWS.items():
+    rows = _table_rows(_log(name))
     f32 = rows[("float32", "XLA (jit_compile)")]
     bf16 = rows[("mixed_bfloat16",
                  "XLA but matmuls (jit_compile_matmuls false)")]
-    assert (f"| {label} | {f32[3].split()[0]} s, ") in readme, label
-    assert f"{bf16[3].split()[0]} s, " in readme
     ours = [_peak_gb(c) for k, c in rows.items() if k[1] != "eager"]
     theirs = [_peak_gb(c) for k, c in rows.items() if k[1] == "eager"]
-    assert (f"{min(ours):.1f}-{max(ours):.1f} / "
-            f"{min(theirs):.1f}-{max(theirs):.1f} GB") in readme
+    expected = (f"| {label} | {f32[3].split()[0]} s, {f32[7].split()[0]} | "
+                f"{bf16[3].split()[0]} s, {bf16[7].split()[0]} | "
+                f"{min(ours):.1f}-{max(ours):.1f} / "
+                f"{min(theirs):.1f}-{max(theirs):.1f} GB |")
+    assert expected in readme.replace("**", ""), expected
     for (precision, execution), cells in rows.items():
       if execution != "eager":
         gaps.append(_peak_gb(cells) - _peak_gb(rows[(precision, "eager")]))
@@ -515,3 +533,48 @@ def test_the_amd_serving_numbers_are_the_logged_ones():
           f"thread ({ratios[(1, 1)]}) and {two[(default, 1)]} against "
           f"{two[(hf, 1)]} ms with two ({ratios[(2, 1)]}); at batch 32, "
           f"{ratios[(1, 32)]} and {ratios[(2, 32)]}.") in readme
+
+
+def test_the_amd_scaling_runs_are_quoted_as_logged():
+  small, base = (_table_rows(_log(AMD_SCALING[title][1])) for title in
+                 ("ELECTRA-Small, batch 8 x 512", "ELECTRA-Base, batch 8 x 128"))
+  for name in (AMD_SCALING[t][1] for t in AMD_SCALING):
+    assert _background_cores(_log(name)) <= 0.05
+
+  def ratio(rows, precision, execution):
+    return rows[(precision, execution)][7].split()[0]
+  readme = _flat(_read("README.md"))
+  assert (f"the leads are {ratio(small, 'float32', XLA)} and "
+          f"{ratio(small, 'mixed_bfloat16', FUSED)} at sequence length 512, "
+          f"{ratio(base, 'float32', XLA)} and "
+          f"{ratio(base, 'mixed_bfloat16', FUSED)} for ELECTRA-Base") in readme
+  section = _flat(_section(AMD_SCALING_SECTION))
+  mfu = [rows[("mixed_bfloat16", FUSED)][6].split()[0] for rows in (small, base)]
+  assert (f"{ratio(small, 'mixed_bfloat16', FUSED)} PyTorch's eager bfloat16 "
+          f"step at sequence length 512 and "
+          f"{ratio(base, 'mixed_bfloat16', FUSED)} for ELECTRA-Base, at "
+          f"{mfu[0]} and {mfu[1]} of the bfloat16 matmul peak") in section
+  assert (f"the lead is {ratio(small, 'float32', XLA)} at sequence length 512 "
+          f"and {ratio(base, 'float32', XLA)} for ELECTRA-Base") in section
+  for rows in (small, base):
+    times = {k: float(c[3].split()[0]) for k, c in rows.items()
+             if k[1] != "eager"}
+    assert min(times, key=times.get) == ("mixed_bfloat16", FUSED)
+  gaps = [_peak_gb(c) - _peak_gb(rows[(k[0], "eager")])
+          for rows in (small, base) for k, c in rows.items()
+          if k[1] != "eager"]
+  assert f"Memory: {min(gaps):.1f}-{max(gaps):.1f} GB more" in section
+  f32_peaks = _peaks(_log(AMD_SCALING["ELECTRA-Base, batch 8 x 128"][1]),
+                     "float32")
+  bf16_peaks = _peaks(_log(AMD_SCALING["ELECTRA-Base, batch 8 x 128"][1]),
+                      "bfloat16")
+  assert (f"float32 XLA {f32_peaks[0]}, TF oneDNN {f32_peaks[1]}, torch "
+          f"{f32_peaks[2]} GFLOP/s; bfloat16 XLA {bf16_peaks[0]}, TF oneDNN "
+          f"{bf16_peaks[1]}, torch {bf16_peaks[2]} GFLOP/s") in section
+  torch_f32, tf_f32 = [], []
+  for title in AMD_SCALING:
+    peaks = _peaks(_log(AMD_SCALING[title][1]), "float32")
+    torch_f32.append(int(peaks[2]))
+    tf_f32.append(int(peaks[1]))
+  assert (f"{min(torch_f32)}-{max(torch_f32)} GFLOP/s here against "
+          f"{min(tf_f32)}-{max(tf_f32)} for TensorFlow's oneDNN") in section
