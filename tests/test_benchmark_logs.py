@@ -358,12 +358,13 @@ def test_the_readme_serving_table_is_the_logged_one():
       section)
 
 
-def test_the_xla_but_matmuls_breakdown_is_the_logged_one():
-  log = _log("step_breakdown_xla_but_matmuls_2026-12-04.txt")
+def _breakdown(name):
+  """{precision: {phase: (seconds, share of peak)}} of a step_breakdown log,
+  with the whole step, the backward share and the matmul peak."""
   phases = {}
-  for block in log.split("\n\n"):
-    precision = re.search(r"^(\w+), xla_but_matmuls: full step ([\d.]+) s",
-                          block, re.M)
+  for block in _log(name).split("\n\n"):
+    precision = re.search(r"^(\w+), xla_but_matmuls: full step ([\d.]+) s "
+                          r"\(matmul peak (\d+)", block, re.M)
     if not precision:
       continue
     rows = {}
@@ -374,23 +375,59 @@ def test_the_xla_but_matmuls_breakdown_is_the_logged_one():
     rows["whole"] = (precision.group(2), "-")
     rows["backward share"] = re.search(r"^\| backward \| [\d.]+ \| (\d+%)",
                                        block, re.M).group(1)
+    rows["peak"] = precision.group(3)
     phases[precision.group(1)] = rows
-  section = _section("### Measured: XLA for all but the matmuls")
-  names = {"masking": "masking", "generator": "generator forward",
-           "sampling": "sampling", "discriminator": "discriminator forward",
-           "backward": "backward + gradient norm",
-           "update": "clip + AdamW + metrics", "whole": "whole step"}
-  for logged, shown in names.items():
+  return phases
+
+
+BREAKDOWN_PHASES = {"masking": "masking", "generator": "generator forward",
+                    "sampling": "sampling",
+                    "discriminator": "discriminator forward",
+                    "backward": "backward + gradient norm",
+                    "update": "clip + AdamW + metrics", "whole": "whole step"}
+XEON_BREAKDOWN = ("### Measured: XLA for all but the matmuls (2026-12-04",
+                  "step_breakdown_xla_but_matmuls_2026-12-04.txt")
+AMD_BREAKDOWN = ("### Measured: XLA for all but the matmuls on an AMD EPYC",
+                 "step_breakdown_xla_but_matmuls_amd_2026-12-06.txt")
+
+
+@pytest.mark.parametrize("heading,name", [XEON_BREAKDOWN, AMD_BREAKDOWN])
+def test_the_xla_but_matmuls_breakdown_is_the_logged_one(heading, name):
+  phases = _breakdown(name)
+  section = _section(heading)
+  for logged, shown in BREAKDOWN_PHASES.items():
     cells = []
     for precision in ("float32", "mixed_bfloat16"):
       seconds, share = phases[precision][logged]
       cells.append(seconds if share == "-" else f"{seconds} ({share})")
     line = next(l for l in section.splitlines() if l.startswith(f"| {shown}"))
     assert line.endswith(f"| {cells[0]} | {cells[1]} |"), line
-  bf16 = phases["mixed_bfloat16"]
-  assert (f"the backward pass is {bf16['backward share']} of the step"
-          in _flat(section))
-  assert f"reaches {bf16['generator'][1]}" in _flat(section)
+  assert (f"({phases['float32']['peak']} GFLOP/s float32, "
+          f"{phases['mixed_bfloat16']['peak']} bfloat16 in this run)"
+          ) in _flat(section)
+  assert f"`benchmarks/logs/{name}`" in _flat(section)
+
+
+def test_the_breakdown_prose_follows_from_the_logs():
+  xeon = _breakdown(XEON_BREAKDOWN[1])["mixed_bfloat16"]
+  assert (f"the backward pass is {xeon['backward share']} of the step"
+          in _flat(_section(XEON_BREAKDOWN[0])))
+  assert f"reaches {xeon['generator'][1]}" in _flat(_section(XEON_BREAKDOWN[0]))
+  amd = _breakdown(AMD_BREAKDOWN[1])["mixed_bfloat16"]
+  section = _flat(_section(AMD_BREAKDOWN[0]))
+  assert (f"the bfloat16 backward pass runs at {amd['backward'][1]} of "
+          f"oneDNN's bfloat16 peak, against {xeon['backward'][1]} on the Xeon"
+          ) in section
+  assert (f"({amd['backward'][0]} s here, {xeon['backward'][0]} s there"
+          ) in section
+  backward_gflop = 191.7
+  assert (f"its {backward_gflop} GFLOP of matmuls take "
+          f"{backward_gflop / int(amd['peak']):.2f} s, at the Xeon's "
+          f"({xeon['peak']} GFLOP/s) {backward_gflop / int(xeon['peak']):.2f} s"
+          ) in section
+  small = sum(float(amd[p][0]) for p in ("masking", "sampling", "update"))
+  assert (f"together are {round(100 * small / float(amd['whole'][0]))}% of the "
+          "bfloat16 step") in section
 
 
 def test_the_2026_12_06_serving_numbers_are_the_logged_ones():
