@@ -103,9 +103,9 @@ README_SCALING_ROWS = {
         AMD_SCALING["ELECTRA-Small, batch 8 x 512"][1],
     "ELECTRA-Base, 8 x 128, AMD EPYC":
         AMD_SCALING["ELECTRA-Base, batch 8 x 128"][1]}
-SCALING_ROWS = {"electra-tf, XLA": "XLA (jit_compile)",
-                "electra-tf, XLA but matmuls":
-                    "XLA but matmuls (jit_compile_matmuls false)",
+XLA, FUSED = "XLA (jit_compile)", "XLA but matmuls (jit_compile_matmuls false)"
+SCALING_ROWS = {"electra-tf, XLA": XLA,
+                "electra-tf, XLA but matmuls": FUSED,
                 "HF transformers, eager": "eager"}
 
 
@@ -143,9 +143,7 @@ def test_the_scaling_tables_are_the_logged_ones():
   gaps = []
   for label, name in README_SCALING_ROWS.items():
     rows = _table_rows(_log(name))
-    f32 = rows[("float32", "XLA (jit_compile)")]
-    bf16 = rows[("mixed_bfloat16",
-                 "XLA but matmuls (jit_compile_matmuls false)")]
+    f32, bf16 = rows[("float32", XLA)], rows[("mixed_bfloat16", FUSED)]
     ours = [_peak_gb(c) for k, c in rows.items() if k[1] != "eager"]
     theirs = [_peak_gb(c) for k, c in rows.items() if k[1] == "eager"]
     expected = (f"| {label} | {f32[3].split()[0]} s, {f32[7].split()[0]} | "
@@ -159,10 +157,9 @@ def test_the_scaling_tables_are_the_logged_ones():
   assert (f"Our steps hold {min(gaps):.1f}-{max(gaps):.1f} GB more memory "
           "than PyTorch's of the same precision") in readme
   base = _table_rows(_log(SCALING["ELECTRA-Base, batch 8 x 128"][1]))
-  bf16 = base[("mixed_bfloat16",
-               "XLA but matmuls (jit_compile_matmuls false)")]
+  bf16 = base[("mixed_bfloat16", FUSED)]
   assert (f"for ELECTRA-Base it is "
-          f"{base[('float32', 'XLA (jit_compile)')][7].split()[0]} in float32 "
+          f"{base[('float32', XLA)][7].split()[0]} in float32 "
           f"and {bf16[7].split()[0]} in bfloat16, whose step reaches "
           f"{bf16[6].split()[0]} of the bfloat16 matmul peak") in readme
 
@@ -449,9 +446,6 @@ def test_the_2026_12_06_serving_numbers_are_the_logged_ones():
       _read("README.md"))
 
 
-XLA, FUSED = "XLA (jit_compile)", "XLA but matmuls (jit_compile_matmuls false)"
-
-
 def _ratios(cells):
   """(median, min) of a row's speed against PyTorch, as printed."""
   median, minimum = cells[7].split()
@@ -466,9 +460,8 @@ def _peaks(log, precision):
 def test_the_amd_runs_are_quoted_as_logged():
   logs = [_log(name) for name in AMD_LOGS]
   runs = [_table_rows(log) for log in logs]
-  for log in logs:
-    assert _background_cores(log) <= 0.05
-    assert log.splitlines()[0] == _log(AMD_LOGS[0]).splitlines()[0]
+  assert all(_background_cores(log) <= 0.05 for log in logs)
+  assert logs[0].splitlines()[0] == logs[1].splitlines()[0]
   section = _flat(_section(AMD_SECTION))
   f32 = [_ratios(rows[("float32", XLA)]) for rows in runs]
   bf16 = [_ratios(rows[("mixed_bfloat16", FUSED)]) for rows in runs]
@@ -573,10 +566,11 @@ def test_the_amd_serving_numbers_are_the_logged_ones():
 
 
 def test_the_amd_scaling_runs_are_quoted_as_logged():
-  small, base = (_table_rows(_log(AMD_SCALING[title][1])) for title in
-                 ("ELECTRA-Small, batch 8 x 512", "ELECTRA-Base, batch 8 x 128"))
-  for name in (AMD_SCALING[t][1] for t in AMD_SCALING):
-    assert _background_cores(_log(name)) <= 0.05
+  logs = {title: _log(name) for title, (_, name) in AMD_SCALING.items()}
+  small_log, base_log = (logs["ELECTRA-Small, batch 8 x 512"],
+                         logs["ELECTRA-Base, batch 8 x 128"])
+  small, base = _table_rows(small_log), _table_rows(base_log)
+  assert all(_background_cores(log) <= 0.05 for log in logs.values())
 
   def ratio(rows, precision, execution):
     return rows[(precision, execution)][7].split()[0]
@@ -601,17 +595,12 @@ def test_the_amd_scaling_runs_are_quoted_as_logged():
           for rows in (small, base) for k, c in rows.items()
           if k[1] != "eager"]
   assert f"Memory: {min(gaps):.1f}-{max(gaps):.1f} GB more" in section
-  f32_peaks = _peaks(_log(AMD_SCALING["ELECTRA-Base, batch 8 x 128"][1]),
-                     "float32")
-  bf16_peaks = _peaks(_log(AMD_SCALING["ELECTRA-Base, batch 8 x 128"][1]),
-                      "bfloat16")
+  f32_peaks, bf16_peaks = (_peaks(base_log, p) for p in ("float32",
+                                                           "bfloat16"))
   assert (f"float32 XLA {f32_peaks[0]}, TF oneDNN {f32_peaks[1]}, torch "
           f"{f32_peaks[2]} GFLOP/s; bfloat16 XLA {bf16_peaks[0]}, TF oneDNN "
           f"{bf16_peaks[1]}, torch {bf16_peaks[2]} GFLOP/s") in section
-  torch_f32, tf_f32 = [], []
-  for title in AMD_SCALING:
-    peaks = _peaks(_log(AMD_SCALING[title][1]), "float32")
-    torch_f32.append(int(peaks[2]))
-    tf_f32.append(int(peaks[1]))
+  peaks = [_peaks(log, "float32") for log in (small_log, base_log)]
+  tf_f32, torch_f32 = ([int(p[i]) for p in peaks] for i in (1, 2))
   assert (f"{min(torch_f32)}-{max(torch_f32)} GFLOP/s here against "
           f"{min(tf_f32)}-{max(tf_f32)} for TensorFlow's oneDNN") in section
