@@ -3,17 +3,19 @@
 Splits the host CPU into logical devices before TensorFlow starts, so the
 distributed tests can run MirroredStrategy over several "devices" in one
 process (everything else runs on the first one), and turns graph
-optimisation off.
+optimisation off. Under pytest-xdist, each test file (and all of
+tests/serving) runs on one worker, and the workers share the cores.
 """
 
 import os
 
+from tests import xdist_groups
+from tests.xdist_groups import pytest_collection_modifyitems  # pylint: disable=unused-import
+
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+xdist_groups.share_the_cores(os.environ, xdist_groups.num_cpus())
 
 import tensorflow as tf  # pylint: disable=g-import-not-at-top
-
-# Under pytest-xdist, each test file (and all of tests/serving) on one worker.
-from tests.xdist_groups import pytest_collection_modifyitems  # pylint: disable=g-import-not-at-top,unused-import
 
 NUM_LOGICAL_CPUS = 4
 

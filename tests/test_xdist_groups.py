@@ -47,6 +47,26 @@ def test_groups_are_files_and_the_shared_folders():
       "tests/serving")
 
 
+def test_workers_share_the_cores():
+  def shared(environ, num_cpus):
+    xdist_groups.share_the_cores(environ, num_cpus)
+    return environ.get("TF_NUM_INTRAOP_THREADS")
+
+  assert shared({"PYTEST_XDIST_WORKER_COUNT": "2"}, 2) == "1"
+  assert shared({"PYTEST_XDIST_WORKER_COUNT": "2"}, 8) == "4"
+  assert shared({"PYTEST_XDIST_WORKER_COUNT": "4"}, 2) == "1"
+  assert shared({"PYTEST_XDIST_WORKER_COUNT": "1"}, 2) is None
+  assert shared({}, 2) is None
+  assert shared({"PYTEST_XDIST_WORKER_COUNT": "2",
+                 "TF_NUM_INTRAOP_THREADS": "3"}, 2) == "3"
+  # This session: set before TensorFlow started, and inherited by the
+  # processes tests start.
+  if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+    assert os.environ["TF_NUM_INTRAOP_THREADS"] == str(max(
+        1, xdist_groups.num_cpus()
+        // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])))
+
+
 def test_each_file_runs_on_one_worker_and_builds_its_fixtures_once(tmp_path):
   pytest.importorskip("xdist")
   tests = tmp_path / "tests"
