@@ -33,7 +33,8 @@ class Predictor:
         return outputs
 
       self._functions[key] = tf.function(
-          lambda batch: self.strategy.run(replica_fn, args=(batch,)))
+          lambda batch: self.strategy.run(replica_fn, args=(batch,)),
+          autograph=False)  # plain TensorFlow: no conversion needed
     return self._functions[key]
 
   def predict(self, feature_set, task_name, batch_size):

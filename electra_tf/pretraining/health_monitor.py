@@ -39,7 +39,7 @@ class HealthMonitor:
     self._strategy = strategy
     self._writer = None  # created by the first check
 
-    @tf.function
+    @tf.function(autograph=False)  # plain TensorFlow: no conversion needed
     def batch_sums(features, index):
       per_replica = strategy.run(
           lambda f: train_step.eval_sums(model, f, index), args=(features,))

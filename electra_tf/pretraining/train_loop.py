@@ -267,7 +267,7 @@ def evaluate(config, strategy, model_dir, eval_files, special_ids=None,
   dataset = _distributed_dataset(strategy, config, eval_files, 0,
                                  training=False)
 
-  @tf.function
+  @tf.function(autograph=False)  # plain TensorFlow: no conversion needed
   def eval_batch(features, index):
     per_replica = strategy.run(
         lambda f: train_step.eval_sums(model, f, index), args=(features,))

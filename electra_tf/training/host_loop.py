@@ -45,6 +45,10 @@ def chunk_function(strategy, replica_fn, jit_compile, empty_sums,
       graph loop, so `run` then loops in Python over a compiled step (one
       host call per step: nothing next to a CPU step's seconds).
   """
+  # The step is plain TensorFlow (no Python control flow on tensors):
+  # autograph's source conversion of it, and of the models it calls, would
+  # only add seconds to each trace.
+  replica_fn = tf.autograph.experimental.do_not_convert(replica_fn)
   xla_but_matmuls = jit_compile and not jit_compile_matmuls
   if xla_but_matmuls:
     compiled = xla_regions.all_but_matmuls(replica_fn)

@@ -48,6 +48,22 @@ def test_a_non_finite_step_stops_the_run_naming_the_steps_and_checkpoint():
     _run([1.0, float("nan"), 2.0])
 
 
+def test_the_step_is_traced_as_written_not_converted_by_autograph():
+  # Converting the step, and the models it calls, cost seconds per trace.
+  # Without conversion, Python control flow on a tensor is an error.
+  def replica_fn(loss):
+    if loss > 0:
+      loss = loss * 2.0
+    return {"loss": loss, "norm": tf.ones([])}
+
+  run = host_loop.chunk_function(
+      tf.distribute.get_strategy(), replica_fn, False,
+      lambda: {"loss": tf.zeros([]), "norm": tf.zeros([])}, ("norm",))
+  values = iter(tf.data.Dataset.from_tensor_slices(np.ones([2], np.float32)))
+  with pytest.raises(tf.errors.OperatorNotAllowedInGraphError):
+    host_loop.run_chunk(run, values, 2, 0, "none")
+
+
 def test_the_step_is_compiled_with_xla_only_on_one_device_when_asked():
   one_device = tf.distribute.get_strategy()
   assert distribute.compiles_step(one_device, True)
