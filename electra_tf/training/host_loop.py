@@ -47,7 +47,7 @@ def chunk_function(strategy, replica_fn, jit_compile, empty_sums,
   """
   # The step is plain TensorFlow (no Python control flow on tensors):
   # autograph's source conversion of it, and of the models it calls, would
-  # only add seconds to each trace.
+  # only add seconds to the first trace in each process.
   replica_fn = tf.autograph.experimental.do_not_convert(replica_fn)
   xla_but_matmuls = jit_compile and not jit_compile_matmuls
   if xla_but_matmuls:
