@@ -22,14 +22,14 @@ def test_chunks_end_at_the_loop_size_logging_the_end_and_checkpoints(
                               save_every) == chunk
 
 
-def _run(losses):
+def _summed(loss):
+  return {"loss": loss, "norm": tf.ones([])}
+
+
+def _run(losses, replica_fn=_summed):
   strategy = tf.distribute.get_strategy()
   values = iter(tf.data.Dataset.from_tensor_slices(
       np.array(losses, np.float32)))
-
-  def replica_fn(loss):
-    return {"loss": loss, "norm": tf.ones([])}
-
   run = host_loop.chunk_function(
       strategy, replica_fn, False,
       lambda: {"loss": tf.zeros([]), "norm": tf.zeros([])}, ("norm",))
@@ -49,19 +49,16 @@ def test_a_non_finite_step_stops_the_run_naming_the_steps_and_checkpoint():
 
 
 def test_the_step_is_traced_as_written_not_converted_by_autograph():
-  # Converting the step, and the models it calls, cost seconds per trace.
-  # Without conversion, Python control flow on a tensor is an error.
+  # Converting the step, and the models it calls, cost seconds in each
+  # process's first trace. Without conversion, Python control flow on a
+  # tensor is an error.
   def replica_fn(loss):
     if loss > 0:
       loss = loss * 2.0
-    return {"loss": loss, "norm": tf.ones([])}
+    return _summed(loss)
 
-  run = host_loop.chunk_function(
-      tf.distribute.get_strategy(), replica_fn, False,
-      lambda: {"loss": tf.zeros([]), "norm": tf.zeros([])}, ("norm",))
-  values = iter(tf.data.Dataset.from_tensor_slices(np.ones([2], np.float32)))
   with pytest.raises(tf.errors.OperatorNotAllowedInGraphError):
-    host_loop.run_chunk(run, values, 2, 0, "none")
+    _run([1.0, 1.0], replica_fn)
 
 
 def test_the_step_is_compiled_with_xla_only_on_one_device_when_asked():
