@@ -13,6 +13,8 @@ from tests import xdist_groups
 from tests.xdist_groups import pytest_collection_modifyitems  # pylint: disable=unused-import
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# A thread count the user set is kept (and remembered for the test of it).
+xdist_groups.user_intraop_threads = os.environ.get("TF_NUM_INTRAOP_THREADS")
 xdist_groups.share_the_cores(os.environ, xdist_groups.num_cpus())
 
 import tensorflow as tf  # pylint: disable=g-import-not-at-top

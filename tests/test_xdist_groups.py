@@ -59,12 +59,13 @@ def test_workers_share_the_cores():
   assert shared({}, 2) is None
   assert shared({"PYTEST_XDIST_WORKER_COUNT": "2",
                  "TF_NUM_INTRAOP_THREADS": "3"}, 2) == "3"
-  # This session: set before TensorFlow started, and inherited by the
-  # processes tests start.
+  # This session: set before TensorFlow started (the user's own value
+  # kept), and inherited by the processes tests start.
   if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
-    assert os.environ["TF_NUM_INTRAOP_THREADS"] == str(max(
-        1, xdist_groups.num_cpus()
-        // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])))
+    assert os.environ["TF_NUM_INTRAOP_THREADS"] == (
+        xdist_groups.user_intraop_threads or str(max(
+            1, xdist_groups.num_cpus()
+            // int(os.environ["PYTEST_XDIST_WORKER_COUNT"]))))
 
 
 def test_each_file_runs_on_one_worker_and_builds_its_fixtures_once(tmp_path):

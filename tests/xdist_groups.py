@@ -21,6 +21,11 @@ def group_of(path):
   return path
 
 
+# TF_NUM_INTRAOP_THREADS as the user set it before the session (None if
+# unset); recorded by the root conftest.
+user_intraop_threads = None
+
+
 def share_the_cores(environ, num_cpus):
   """Sets TF_NUM_INTRAOP_THREADS in `environ` to this worker's share of
   `num_cpus` when several xdist workers run (a value already set is kept).
