@@ -2,9 +2,10 @@
 hand-written gradient.
 
 In float32 it is Keras' layer. For bfloat16 or float16 inputs the forward
-pass is still Keras' own (float32 inside, the compute dtype out) and the
-backward pass is the closed form, for normalised `x_hat = (x - mean) * r`,
-`r = 1 / sqrt(var + eps)`, and `g = dy * gamma`:
+pass gives Keras' values bit for bit (float32 inside, the compute dtype
+out; see `_forward`) and the backward pass is the closed form, for
+normalised `x_hat = (x - mean) * r`, `r = 1 / sqrt(var + eps)`, and
+`g = dy * gamma`:
 
   dx     = r * (g - mean(g) - x_hat * mean(g * x_hat))   (over the last axis)
   dgamma = column_sums(dy * x_hat),  dbeta = column_sums(dy)
@@ -44,9 +45,22 @@ def normalize(epsilon):
       # their gradients already flow through the inputs.
       return (inputs, [None] * len(variables)) if variables else inputs
 
-    return ops.layer_normalization(x, gamma, beta, -1, epsilon), grad
+    return _forward(x, gamma, beta, epsilon), grad
 
   return normalize
+
+
+def _forward(x, gamma, beta, epsilon):
+  """Keras' `layer_normalization` (last axis) in the same float32 ops and
+  order, so equal to it bit for bit, with its offset `-mean * inv + beta`
+  written as `beta - mean * inv`: an add of an add is what grappler's
+  arithmetic optimizer regroups into new nodes, which fall outside the XLA
+  clusters of the XLA-but-matmuls step (two kernels per layer norm)."""
+  x32 = tf.cast(x, tf.float32)
+  mean, variance = ops.moments(x32, axes=[-1], keepdims=True)  # [..., 1]
+  inv = tf.math.rsqrt(variance + epsilon) * tf.cast(gamma, tf.float32)
+  offset = tf.cast(beta, tf.float32) - mean * inv  # [..., C]
+  return tf.cast(x32 * inv + offset, x.dtype)
 
 
 class LayerNorm(keras.layers.LayerNormalization):

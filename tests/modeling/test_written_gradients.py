@@ -71,6 +71,19 @@ def test_layer_norm_gradient_equals_autodiff(eager):
                                eager=eager), 1e-4)
 
 
+def test_layer_norm_forward_has_no_add_of_an_add():
+  # Grappler regroups an add of an add into new nodes, which the
+  # XLA-but-matmuls step then runs outside its XLA clusters.
+  x = _x([2, 3, 8], "bfloat16")
+  graph = tf.function(layer_norm.normalize(1e-12)).get_concrete_function(
+      x, tf.ones([8]), tf.zeros([8])).graph
+  adds = {op.name for op in graph.get_operations()
+          if op.type in ("Add", "AddV2", "AddN")}
+  assert adds
+  assert not [op.name for op in graph.get_operations() if op.name in adds
+              and any(t.op.name in adds for t in op.inputs)]
+
+
 @pytest.mark.parametrize("eager", [True, False])
 def test_gelu_gradient_equals_autodiff(eager):
   x = _x([4, 64])
