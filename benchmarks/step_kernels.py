@@ -1,0 +1,179 @@
+"""Which kernels a pretraining step runs, and how long each kind takes.
+
+  python benchmarks/step_kernels.py          # Small 32 x 128, bfloat16,
+                                             # XLA but matmuls, ~3 min
+  python benchmarks/step_kernels.py --precision=float32 --tf_mode=graph
+
+Profiles a few calls of our `PretrainStep` (built as pretrain_throughput.py
+builds its rows) with TensorFlow's profiler, and sorts the kernels that
+TensorFlow's executor threads ran, outermost only, into: matmuls (oneDNN),
+XLA cluster executions (`_XlaRun`: the fused element-wise work, waited for
+by the executor), XLA cluster launches (`_XlaCompile`: a cache lookup once
+compiled), every other kernel by op type (work left outside the XLA
+clusters), and the executor's gaps between kernels. With one inter-op
+thread (the default here) the kernels run one at a time, so the rows add up
+to the step; the wall time per profiled step is printed beside them.
+`--inter_op_threads=0` profiles the step as trained (kernels overlap, rows
+then add up to more than the step). See benchmarks/README.md.
+"""
+
+import collections
+import dataclasses
+import re
+import tempfile
+import time
+
+from absl import app
+from absl import flags
+import tensorflow as tf
+from tensorflow.tsl.profiler.protobuf import xplane_pb2
+
+import pretrain_throughput
+from electra_tf import config as config_lib
+
+FLAGS = flags.FLAGS  # --preset, --batch_size, --seq_length, --warmup_steps
+# and --vocab_file are pretrain_throughput's.
+flags.DEFINE_string("tf_mode", "xla_but_matmuls",
+                    "xla, graph or xla_but_matmuls (see "
+                    "pretrain_throughput.py --tf_modes).")
+flags.DEFINE_integer("profiled_steps", 3, "Steps inside the profile.")
+flags.DEFINE_integer("inter_op_threads", 1, "TensorFlow's inter-op "
+                     "threads (0: TensorFlow's default).")
+flags.DEFINE_integer("top", 12, "Rows of kernels outside XLA to list.")
+FLAGS.set_default("precision", ["mixed_bfloat16"])  # one precision here
+
+# Executor threads, where TensorFlow's kernels start (XLA's own work runs
+# on these and on the intra-op pool's threads).
+EXECUTOR_THREAD = "tf_Compute"
+# A kernel's event: "<node name>:<op type>".
+_KERNEL = re.compile(r"^[^:]+:(?P<op>[A-Z_][A-Za-z0-9_]*)$")
+
+
+@dataclasses.dataclass
+class KernelTimes:
+  """Summed durations (ms) and counts of an executor's outermost kernels."""
+  ms: collections.Counter
+  count: collections.Counter
+  span_ms: float  # first kernel start to last kernel end, all threads
+
+
+def kernel_kind(op):
+  """The row a kernel's op type is counted in."""
+  if "MatMul" in op:
+    return "matmul"
+  if op == "_XlaRun":
+    return "XLA cluster run"
+  if op == "_XlaCompile":
+    return "XLA cluster launch"
+  if op == "_XlaMerge":
+    return "XLA cluster output"
+  return f"outside XLA: {op}"
+
+
+def kernel_times(space):
+  """`KernelTimes` of the executor threads of an `XSpace`'s host plane."""
+  ms, count = collections.Counter(), collections.Counter()
+  first, last = None, None
+  for plane in space.planes:
+    if plane.name != "/host:CPU":
+      continue
+    for line in plane.lines:
+      if not line.name.startswith(EXECUTOR_THREAD):
+        continue
+      kernels = []
+      for event in line.events:
+        match = _KERNEL.match(plane.event_metadata[event.metadata_id].name)
+        if match:
+          kernels.append((event.offset_ps, event.duration_ps,
+                          match.group("op")))
+      kernels.sort()
+      end = None
+      for start, duration, op in kernels:
+        if end is not None and start < end:
+          continue  # nested inside the previous kernel
+        if end is not None:
+          ms["executor gaps"] += (start - end) / 1e9
+          count["executor gaps"] += 1
+        kind = kernel_kind(op)
+        ms[kind] += duration / 1e9
+        count[kind] += 1
+        end = start + duration
+        at = line.timestamp_ns * 1000 + start
+        first = at if first is None else min(first, at)
+        last = max(last or 0, at + duration)
+  return KernelTimes(ms, count,
+                     0.0 if first is None else (last - first) / 1e9)
+
+
+def profile_steps(step_fn, steps):
+  """The `XSpace` of `steps` calls of `step_fn`, and their wall seconds."""
+  logdir = tempfile.mkdtemp(prefix="step_kernels_")
+  tf.profiler.experimental.start(logdir)
+  start = time.perf_counter()
+  for _ in range(steps):
+    step_fn()
+  seconds = time.perf_counter() - start
+  tf.profiler.experimental.stop()
+  paths = tf.io.gfile.glob(f"{logdir}/plugins/profile/*/*.xplane.pb")
+  if not paths:
+    raise RuntimeError(f"the profiler wrote no .xplane.pb under {logdir}")
+  space = xplane_pb2.XSpace()
+  with tf.io.gfile.GFile(paths[0], "rb") as f:
+    space.ParseFromString(f.read())
+  return space, seconds
+
+
+def report(times, steps, wall_seconds, top):
+  """Markdown rows per step: matmuls, XLA, the rest by op type."""
+  print(f"profiled wall time per step: {wall_seconds / steps * 1e3:.1f} ms "
+        f"(the profiler adds to it); kernels' first start to last end: "
+        f"{times.span_ms / steps:.1f} ms\n")
+  print("| kernels | ms per step | share of the rows | kernels per step |")
+  print("|---|---|---|---|")
+  total = sum(times.ms.values())
+  outside = [k for k in times.ms if k.startswith("outside XLA")]
+  listed = [k for k, _ in times.ms.most_common() if k not in outside]
+  listed += sorted(outside, key=lambda k: -times.ms[k])[:top]
+  for kind in listed:
+    print(f"| {kind} | {times.ms[kind] / steps:.1f} | "
+          f"{times.ms[kind] / total:.0%} | {times.count[kind] / steps:.0f} |")
+  rest = sorted(outside, key=lambda k: -times.ms[k])[top:]
+  if rest:
+    ms = sum(times.ms[k] for k in rest)
+    count = sum(times.count[k] for k in rest)
+    print(f"| outside XLA: {len(rest)} other op types | {ms / steps:.1f} | "
+          f"{ms / total:.0%} | {count / steps:.0f} |")
+
+
+def main(argv):
+  del argv
+  if FLAGS.tf_mode not in pretrain_throughput.TF_MODES:
+    raise app.UsageError(f"--tf_mode: unknown {FLAGS.tf_mode!r}; use one of "
+                         f"{sorted(pretrain_throughput.TF_MODES)}")
+  if len(FLAGS.precision) != 1:
+    raise app.UsageError(f"--precision: one at a time, got {FLAGS.precision}")
+  if FLAGS.inter_op_threads:
+    tf.config.threading.set_inter_op_parallelism_threads(
+        FLAGS.inter_op_threads)
+  config = config_lib.load_pretraining_config(
+      FLAGS.preset, train_batch_size=FLAGS.batch_size,
+      max_seq_length=FLAGS.seq_length, precision=FLAGS.precision[0])
+  special_ids, word_ids = pretrain_throughput.vocab_ids(FLAGS.vocab_file,
+                                                        config.vocab_size)
+  batch = pretrain_throughput.make_batch(FLAGS.batch_size, FLAGS.seq_length,
+                                         special_ids, word_ids)
+  impl = pretrain_throughput.tf_implementation(config, special_ids, batch,
+                                               FLAGS.tf_mode)
+  print(f"{FLAGS.preset}, {FLAGS.batch_size} x {FLAGS.seq_length}, "
+        f"{config.precision}, {impl.execution}, inter-op threads: "
+        f"{FLAGS.inter_op_threads or 'default'}; compiling ...", flush=True)
+  impl.prepare(FLAGS.warmup_steps)
+  if impl.error:
+    raise RuntimeError(impl.error)
+  print(f"first step {impl.compile_seconds:.0f} s", flush=True)
+  space, seconds = profile_steps(impl.step_fn, FLAGS.profiled_steps)
+  report(kernel_times(space), FLAGS.profiled_steps, seconds, FLAGS.top)
+
+
+if __name__ == "__main__":
+  app.run(main)
