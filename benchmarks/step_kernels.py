@@ -20,6 +20,7 @@ then add up to more than the step). See benchmarks/README.md.
 import collections
 import dataclasses
 import re
+import shutil
 import tempfile
 import time
 
@@ -34,8 +35,10 @@ from electra_tf import config as config_lib
 FLAGS = flags.FLAGS  # --preset, --batch_size, --seq_length, --warmup_steps
 # and --vocab_file are pretrain_throughput's.
 flags.DEFINE_string("tf_mode", "xla_but_matmuls",
-                    "xla, graph or xla_but_matmuls (see "
-                    "pretrain_throughput.py --tf_modes).")
+                    "graph or xla_but_matmuls (see pretrain_throughput.py "
+                    "--tf_modes); under xla the whole step is one XLA "
+                    "executable, no kernels of TensorFlow's to sort.")
+KERNEL_MODES = ("graph", "xla_but_matmuls")
 flags.DEFINE_integer("profiled_steps", 3, "Steps inside the profile.")
 flags.DEFINE_integer("inter_op_threads", 1, "TensorFlow's inter-op "
                      "threads (0: TensorFlow's default).")
@@ -120,6 +123,7 @@ def profile_steps(step_fn, steps):
   space = xplane_pb2.XSpace()
   with tf.io.gfile.GFile(paths[0], "rb") as f:
     space.ParseFromString(f.read())
+  shutil.rmtree(logdir)
   return space, seconds
 
 
@@ -147,9 +151,10 @@ def report(times, steps, wall_seconds, top):
 
 def main(argv):
   del argv
-  if FLAGS.tf_mode not in pretrain_throughput.TF_MODES:
-    raise app.UsageError(f"--tf_mode: unknown {FLAGS.tf_mode!r}; use one of "
-                         f"{sorted(pretrain_throughput.TF_MODES)}")
+  if FLAGS.tf_mode not in KERNEL_MODES:
+    raise app.UsageError(f"--tf_mode: {FLAGS.tf_mode!r} is not one of "
+                         f"{KERNEL_MODES} (under xla the step is one XLA "
+                         "executable; step_breakdown.py times its phases)")
   if len(FLAGS.precision) != 1:
     raise app.UsageError(f"--precision: one at a time, got {FLAGS.precision}")
   if FLAGS.inter_op_threads:

@@ -604,3 +604,37 @@ def test_the_amd_scaling_runs_are_quoted_as_logged():
   tf_f32, torch_f32 = ([int(p[i]) for p in peaks] for i in (1, 2))
   assert (f"{min(torch_f32)}-{max(torch_f32)} GFLOP/s here against "
           f"{min(tf_f32)}-{max(tf_f32)} for TensorFlow's oneDNN") in section
+
+
+KERNELS_SECTION = "### Measured: bfloat16, XLA but matmuls, kernels by kind"
+
+
+def _kernel_rows(name):
+  """{kind: (ms per step, share, kernels per step)} of a step_kernels log."""
+  return {cells[0]: tuple(cells[1:])
+          for cells in ([c.strip() for c in line.strip("|").split("|")]
+                        for line in _log(name).splitlines()
+                        if line.startswith("| "))}
+
+
+def test_the_kernel_table_and_its_prose_are_the_logged_ones():
+  name = "step_kernels_amd_2026-12-07.txt"
+  section = _section(KERNELS_SECTION)
+  table = [l for l in _log(name).splitlines() if l.startswith("|")]
+  assert "\n".join(table) in section
+  profiled = re.search(r"wall time per step: ([\d.]+) ms", _log(name))
+  text = _flat(section)
+  assert f"(profiled step {float(profiled.group(1)):.0f} ms)" in text
+  after = _kernel_rows(name)
+  before = _kernel_rows("step_kernels_amd_2026-12-07_before_layer_norm.txt")
+  matmul_ms = float(after["matmul"][0])
+  assert (f"take {after['matmul'][1]} of the serial step (287.6 GFLOP at "
+          f"{287.6 / matmul_ms * 1e3:.0f} GFLOP/s); XLA's "
+          f"{after['XLA cluster run'][2]} cluster executions per step take "
+          f"{after['XLA cluster run'][1]}") in text
+  adds = [before[f"outside XLA: {op}"] for op in ("AddV2", "AddN")]
+  assert (f"ran {before['XLA cluster run'][2]} cluster executions per step, "
+          f"and {adds[0][2]} AddV2 and {adds[1][2]} AddN kernels outside XLA "
+          f"({float(adds[0][0]) + float(adds[1][0]):.1f} ms)") in text
+  assert (f"took {float(before['matmul'][0]):.0f} ms against "
+          f"{matmul_ms:.0f})") in text
