@@ -10,9 +10,10 @@ TensorFlow's executor threads ran, outermost only, into: matmuls (oneDNN),
 XLA cluster executions (`_XlaRun`: the fused element-wise work, waited for
 by the executor), XLA cluster launches (`_XlaCompile`: a cache lookup once
 compiled), every other kernel by op type (work left outside the XLA
-clusters), and the executor's gaps between kernels. With one inter-op
-thread (the default here) the kernels run one at a time, so the rows add up
-to the step; the wall time per profiled step is printed beside them.
+clusters), and the executor's gaps between kernels; then counts the XLA
+cluster runs by duration. With one inter-op thread (the default here) the
+kernels run one at a time, so the rows add up to the step; the wall time
+per profiled step is printed beside them.
 `--inter_op_threads=0` profiles the step as trained (kernels overlap, rows
 then add up to more than the step). See benchmarks/README.md.
 """
@@ -58,6 +59,7 @@ class KernelTimes:
   ms: collections.Counter
   count: collections.Counter
   span_ms: float  # first kernel start to last kernel end, all threads
+  cluster_runs_ms: list  # each `_XlaRun`'s duration
 
 
 def kernel_kind(op):
@@ -76,6 +78,7 @@ def kernel_kind(op):
 def kernel_times(space):
   """`KernelTimes` of the executor threads of an `XSpace`'s host plane."""
   ms, count = collections.Counter(), collections.Counter()
+  cluster_runs = []
   first, last = None, None
   for plane in space.planes:
     if plane.name != "/host:CPU":
@@ -99,13 +102,31 @@ def kernel_times(space):
           count["executor gaps"] += 1
         kind = kernel_kind(op)
         ms[kind] += duration / 1e9
+        if op == "_XlaRun":
+          cluster_runs.append(duration / 1e9)
         count[kind] += 1
         end = start + duration
         at = line.timestamp_ns * 1000 + start
         first = at if first is None else min(first, at)
         last = max(last or 0, at + duration)
   return KernelTimes(ms, count,
-                     0.0 if first is None else (last - first) / 1e9)
+                     0.0 if first is None else (last - first) / 1e9,
+                     cluster_runs)
+
+
+# Upper bounds (ms) of the bins XLA cluster runs are counted in.
+RUN_BINS_MS = (0.05, 0.2, 0.5, 1, 2, 5, float("inf"))
+
+
+def cluster_run_bins(runs_ms):
+  """[(upper bound ms, runs, their summed ms)] over `RUN_BINS_MS`."""
+  bins = []
+  lower = 0.0
+  for upper in RUN_BINS_MS:
+    inside = [r for r in runs_ms if lower <= r < upper]
+    bins.append((upper, len(inside), sum(inside)))
+    lower = upper
+  return bins
 
 
 def profile_steps(step_fn, steps):
@@ -147,6 +168,14 @@ def report(times, steps, wall_seconds, top):
     count = sum(times.count[k] for k in rest)
     print(f"| outside XLA: {len(rest)} other op types | {ms / steps:.1f} | "
           f"{ms / total:.0%} | {count / steps:.0f} |")
+  print("\n| XLA cluster runs of | runs per step | ms per step |")
+  print("|---|---|---|")
+  lower = 0
+  for upper, runs, ms in cluster_run_bins(times.cluster_runs_ms):
+    span = f"{lower:g} ms or more" if upper == float("inf") else (
+        f"{lower:g} to {upper:g} ms")
+    print(f"| {span} | {runs / steps:.1f} | {ms / steps:.1f} |")
+    lower = upper
 
 
 def main(argv):

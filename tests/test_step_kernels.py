@@ -44,3 +44,13 @@ def test_kernels_are_summed_by_kind_with_the_gaps_between_them():
   assert times.count["executor gaps"] == 3
   assert times.count["XLA cluster run"] == 1
   assert times.span_ms == pytest.approx(21)
+  assert times.cluster_runs_ms == pytest.approx([5])
+
+
+def test_cluster_runs_are_counted_in_bins_by_duration():
+  bins = step_kernels.cluster_run_bins([0.01, 0.04, 0.3, 5.0, 40.0])
+  assert [(upper, runs) for upper, runs, _ in bins] == [
+      (0.05, 2), (0.2, 0), (0.5, 1), (1, 0), (2, 0), (5, 0),
+      (float("inf"), 2)]
+  assert bins[0][2] == pytest.approx(0.05)
+  assert bins[-1][2] == pytest.approx(45.0)
