@@ -102,9 +102,9 @@ def kernel_times(space):
           count["executor gaps"] += 1
         kind = kernel_kind(op)
         ms[kind] += duration / 1e9
-        if op == "_XlaRun":
-          cluster_runs.append(duration / 1e9)
         count[kind] += 1
+        if kind == "XLA cluster run":
+          cluster_runs.append(duration / 1e9)
         end = start + duration
         at = line.timestamp_ns * 1000 + start
         first = at if first is None else min(first, at)
@@ -132,19 +132,21 @@ def cluster_run_bins(runs_ms):
 def profile_steps(step_fn, steps):
   """The `XSpace` of `steps` calls of `step_fn`, and their wall seconds."""
   logdir = tempfile.mkdtemp(prefix="step_kernels_")
-  tf.profiler.experimental.start(logdir)
-  start = time.perf_counter()
-  for _ in range(steps):
-    step_fn()
-  seconds = time.perf_counter() - start
-  tf.profiler.experimental.stop()
-  paths = tf.io.gfile.glob(f"{logdir}/plugins/profile/*/*.xplane.pb")
-  if not paths:
-    raise RuntimeError(f"the profiler wrote no .xplane.pb under {logdir}")
-  space = xplane_pb2.XSpace()
-  with tf.io.gfile.GFile(paths[0], "rb") as f:
-    space.ParseFromString(f.read())
-  shutil.rmtree(logdir)
+  try:
+    tf.profiler.experimental.start(logdir)
+    start = time.perf_counter()
+    for _ in range(steps):
+      step_fn()
+    seconds = time.perf_counter() - start
+    tf.profiler.experimental.stop()
+    paths = tf.io.gfile.glob(f"{logdir}/plugins/profile/*/*.xplane.pb")
+    if not paths:
+      raise RuntimeError("the profiler wrote no .xplane.pb")
+    space = xplane_pb2.XSpace()
+    with tf.io.gfile.GFile(paths[0], "rb") as f:
+      space.ParseFromString(f.read())
+  finally:
+    shutil.rmtree(logdir)
   return space, seconds
 
 
@@ -156,13 +158,14 @@ def report(times, steps, wall_seconds, top):
   print("| kernels | ms per step | share of the rows | kernels per step |")
   print("|---|---|---|---|")
   total = sum(times.ms.values())
-  outside = [k for k in times.ms if k.startswith("outside XLA")]
+  outside = sorted((k for k in times.ms if k.startswith("outside XLA")),
+                   key=lambda k: -times.ms[k])
   listed = [k for k, _ in times.ms.most_common() if k not in outside]
-  listed += sorted(outside, key=lambda k: -times.ms[k])[:top]
+  listed += outside[:top]
   for kind in listed:
     print(f"| {kind} | {times.ms[kind] / steps:.1f} | "
           f"{times.ms[kind] / total:.0%} | {times.count[kind] / steps:.0f} |")
-  rest = sorted(outside, key=lambda k: -times.ms[k])[top:]
+  rest = outside[top:]
   if rest:
     ms = sum(times.ms[k] for k in rest)
     count = sum(times.count[k] for k in rest)
