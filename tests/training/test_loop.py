@@ -2,6 +2,7 @@
 
 import json
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -29,6 +30,30 @@ def weights(model):
           tf1_names.pretrainer_variables(model).items()}
 
 
+@pytest.fixture(scope="module")
+def module_shards(tmp_path_factory):
+  """The `shards` data, written once for the runs this module shares."""
+  folder = tmp_path_factory.mktemp("shards")
+  return [write_records(str(folder / f"data.tfrecord-{i}"), 40, seed=i)
+          for i in range(2)]
+
+
+@pytest.fixture(scope="module")
+def finished_run(module_shards, tmp_path_factory):
+  """A 6-step run (checkpoints at 2, 4, 6) the tests below copy or read."""
+  model_dir = str(tmp_path_factory.mktemp("finished") / "run")
+  config = tiny_config(num_train_steps=6)  # dropout on: its seeds resume too
+  result = train_loop.pretrain(config, tf.distribute.get_strategy(),
+                               model_dir, module_shards)
+  assert result.step == 6 and result.checkpoint.endswith("ckpt-6")
+  return model_dir
+
+
+def copy_of(run_dir, tmp_path):
+  """A copy of a shared run's directory to change in one test."""
+  return shutil.copytree(run_dir, str(tmp_path / "m"))
+
+
 def final_weights(model_dir, config):
   model = electra_tf.ElectraPretrainer(config)
   model.build()
@@ -53,46 +78,58 @@ def test_full_train_step_compiles_with_xla(shards):
   assert np.isfinite(sums["loss"].numpy())
 
 
+# With the default dropout (0.1): each example's masks depend on its
+# global index, not on where it sits in its replica's batch.
+MIRRORED = {"num_train_steps": 3, "iterations_per_loop": 3,
+            "save_checkpoints_steps": 3, "model_hparam_overrides": {
+                "hidden_size": 32, "num_hidden_layers": 1,
+                "num_attention_heads": 2, "intermediate_size": 64}}
+
+
+@pytest.fixture(scope="module")
+def one_device_run(module_shards, tmp_path_factory):
+  model_dir = str(tmp_path_factory.mktemp("one_device") / "one")
+  result = train_loop.pretrain(tiny_config(**MIRRORED),
+                               tf.distribute.get_strategy(), model_dir,
+                               module_shards)
+  return model_dir, result
+
+
 @pytest.mark.parametrize("replicas", [2, 4])
-def test_mirrored_replicas_match_one_device(shards, tmp_path, replicas):
-  # With the default dropout (0.1): each example's masks depend on its
-  # global index, not on where it sits in its replica's batch.
-  config = tiny_config(num_train_steps=3, iterations_per_loop=3,
-                       save_checkpoints_steps=3, model_hparam_overrides={
-                           "hidden_size": 32, "num_hidden_layers": 1,
-                           "num_attention_heads": 2, "intermediate_size": 64})
-  one = train_loop.pretrain(config, tf.distribute.get_strategy(),
-                            str(tmp_path / "one"), shards)
+def test_mirrored_replicas_match_one_device(module_shards, one_device_run,
+                                            tmp_path, replicas):
+  config = tiny_config(**MIRRORED)
+  one_dir, one = one_device_run
   devices = [f"/cpu:{i}" for i in range(replicas)]
   # One process cannot host collective groups of two sizes; reduce through
   # one device instead (the math is the same).
   strategy = tf.distribute.MirroredStrategy(
       devices, cross_device_ops=tf.distribute.ReductionToOneDevice())
   many = train_loop.pretrain(config, strategy,
-                             str(tmp_path / "many"), shards)
+                             str(tmp_path / "many"), module_shards)
   assert many.step == one.step == 3
   np.testing.assert_allclose(many.metrics["total_loss"],
                              one.metrics["total_loss"], rtol=0, atol=1e-5)
-  a = final_weights(str(tmp_path / "one"), config)
+  a = final_weights(one_dir, config)
   b = final_weights(str(tmp_path / "many"), config)
   for name in a:
     np.testing.assert_allclose(b[name], a[name], rtol=0, atol=1e-5,
                                err_msg=name)
 
 
-def test_resumed_run_equals_an_uninterrupted_one(shards, tmp_path):
-  config = tiny_config(num_train_steps=6)  # dropout on: its seeds resume too
-  train_loop.pretrain(config, tf.distribute.get_strategy(),
-                      str(tmp_path / "full"), shards)
+def test_resumed_run_equals_an_uninterrupted_one(module_shards, finished_run,
+                                                 tmp_path):
+  config = tiny_config(num_train_steps=6)
   # max_seconds=0 stops (and saves) after the first host loop, like a
   # pre-emption; the rerun continues.
   first = train_loop.pretrain(config, tf.distribute.get_strategy(),
-                              str(tmp_path / "split"), shards, max_seconds=0)
+                              str(tmp_path / "split"), module_shards,
+                              max_seconds=0)
   assert first.stopped_early and first.checkpoint.endswith("ckpt-2")
   second = train_loop.pretrain(config, tf.distribute.get_strategy(),
-                               str(tmp_path / "split"), shards)
+                               str(tmp_path / "split"), module_shards)
   assert second.step == 6
-  a = final_weights(str(tmp_path / "full"), config)
+  a = final_weights(finished_run, config)
   b = final_weights(str(tmp_path / "split"), config)
   for name in a:
     np.testing.assert_array_equal(b[name], a[name], err_msg=name)
@@ -118,31 +155,30 @@ def test_everything_through_gfile_on_ram_paths(shards):
     assert "disc_auc" in f.read()
 
 
-def test_nan_loss_stops_and_names_the_last_good_checkpoint(shards, tmp_path):
-  model_dir = str(tmp_path / "m")
-  config = tiny_config(num_train_steps=2)
-  train_loop.pretrain(config, tf.distribute.get_strategy(), model_dir, shards)
-  poisoned = config.override(num_train_steps=4, gen_weight=float("nan"))
+def test_nan_loss_stops_and_names_the_last_good_checkpoint(
+    module_shards, finished_run, tmp_path):
+  model_dir = copy_of(finished_run, tmp_path)
+  poisoned = tiny_config(num_train_steps=8, gen_weight=float("nan"))
   with pytest.raises(host_loop.TrainingError,
-                     match=r"non-finite loss in steps 3-4; stopped without "
-                           r"saving \(last good checkpoint: .*ckpt-2\)"):
+                     match=r"non-finite loss in steps 7-8; stopped without "
+                           r"saving \(last good checkpoint: .*ckpt-6\)"):
     train_loop.pretrain(poisoned, tf.distribute.get_strategy(), model_dir,
-                        shards)
-  assert tf.train.latest_checkpoint(model_dir).endswith("ckpt-2")
+                        module_shards)
+  assert tf.train.latest_checkpoint(model_dir).endswith("ckpt-6")
 
 
-def test_model_dir_of_another_config_is_refused_untouched(shards, tmp_path):
-  model_dir = str(tmp_path / "m")
-  train_loop.pretrain(tiny_config(num_train_steps=2),
-                      tf.distribute.get_strategy(), model_dir, shards)
+def test_model_dir_of_another_config_is_refused_untouched(
+    module_shards, finished_run, tmp_path):
+  model_dir = copy_of(finished_run, tmp_path)
   before = {p: os.path.getmtime(os.path.join(model_dir, p))
             for p in os.listdir(model_dir) if not os.path.isdir(
                 os.path.join(model_dir, p))}
-  other = tiny_config(num_train_steps=4, embedding_size=32)
+  other = tiny_config(num_train_steps=8, embedding_size=32)
   with pytest.raises(electra_tf.ConfigError,
                      match="holds a run of another model config "
                            r"\(embedding_size: 16 in the model dir, 32 now\)"):
-    train_loop.pretrain(other, tf.distribute.get_strategy(), model_dir, shards)
+    train_loop.pretrain(other, tf.distribute.get_strategy(), model_dir,
+                        module_shards)
   after = {p: os.path.getmtime(os.path.join(model_dir, p)) for p in before}
   assert after == before
   with open(os.path.join(model_dir, "config.json")) as f:
@@ -151,11 +187,13 @@ def test_model_dir_of_another_config_is_refused_untouched(shards, tmp_path):
   # refused config is not recorded: the right one still resumes after.
   os.remove(os.path.join(model_dir, "config.json"))
   with pytest.raises(electra_tf.CheckpointError, match="cannot restore"):
-    train_loop.pretrain(other, tf.distribute.get_strategy(), model_dir, shards)
+    train_loop.pretrain(other, tf.distribute.get_strategy(), model_dir,
+                        module_shards)
   assert not os.path.exists(os.path.join(model_dir, "config.json"))
-  result = train_loop.pretrain(tiny_config(num_train_steps=4),
-                               tf.distribute.get_strategy(), model_dir, shards)
-  assert result.step == 4
+  result = train_loop.pretrain(tiny_config(num_train_steps=8),
+                               tf.distribute.get_strategy(), model_dir,
+                               module_shards)
+  assert result.step == 8
 
 
 def test_bad_shards_are_named(tmp_path):
@@ -184,10 +222,9 @@ def test_schedule_warmup_then_linear_decay():
   np.testing.assert_allclose(lr, [0.0, 0.4, 0.6, 0.5, 0.0, 0.0], atol=1e-7)
 
 
-def test_init_checkpoint_must_hold_the_encoder(shards, tmp_path):
-  config = tiny_config(num_train_steps=2, save_checkpoints_steps=2)
-  source = str(tmp_path / "source")
-  train_loop.pretrain(config, tf.distribute.get_strategy(), source, shards)
+def test_init_checkpoint_must_hold_the_encoder(finished_run, tmp_path):
+  config = tiny_config(num_train_steps=2)
+  source = finished_run
   # Same encoder, another objective: loads, names what starts fresh.
   mlm = tiny_config(num_train_steps=2, objective="mlm")
   model, optimizer, _ = train_loop.build_model_and_optimizer(
@@ -208,39 +245,36 @@ def test_init_checkpoint_must_hold_the_encoder(shards, tmp_path):
     checkpoints.restore(other + "-1")
 
 
-def test_a_damaged_newest_checkpoint_falls_back_to_an_intact_one(shards,
-                                                                 tmp_path):
-  model_dir = str(tmp_path / "m")
-  config = tiny_config(num_train_steps=4, save_checkpoints_steps=2)
-  train_loop.pretrain(config, tf.distribute.get_strategy(), model_dir, shards)
-  data = tf.io.gfile.glob(os.path.join(model_dir, "ckpt-4.data-*"))[0]
+def test_a_damaged_newest_checkpoint_falls_back_to_an_intact_one(
+    module_shards, finished_run, tmp_path):
+  model_dir = copy_of(finished_run, tmp_path)
+  data = tf.io.gfile.glob(os.path.join(model_dir, "ckpt-6.data-*"))[0]
   with open(data, "r+b") as f:
     f.truncate(os.path.getsize(data) // 2)
-  result = train_loop.pretrain(config.override(num_train_steps=6),
-                               tf.distribute.get_strategy(), model_dir, shards)
-  assert result.step == 6  # resumed at step 2, trained on to 6
+  result = train_loop.pretrain(tiny_config(num_train_steps=8),
+                               tf.distribute.get_strategy(), model_dir,
+                               module_shards)
+  assert result.step == 8  # resumed at step 4, trained on to 8
   # Export (and finetuning's init) pick the newest intact checkpoint too.
-  newest = tf.io.gfile.glob(os.path.join(model_dir, "ckpt-6.data-*"))[0]
+  newest = tf.io.gfile.glob(os.path.join(model_dir, "ckpt-8.data-*"))[0]
   with open(newest, "r+b") as f:
     f.truncate(10)
-  assert object_format.resolve(model_dir).endswith(
-      "ckpt-4")
+  assert object_format.resolve(model_dir).endswith("ckpt-6")
 
 
-def test_a_resumed_run_saves_at_the_same_steps(shards, tmp_path):
+def test_a_resumed_run_saves_at_the_same_steps(module_shards, finished_run,
+                                               tmp_path):
   """Checkpoints fall on multiples of save_checkpoints_steps whatever step
   a run was resumed from (the study finetunes them by step number)."""
-  config = tiny_config(num_train_steps=8, save_checkpoints_steps=4,
+  model_dir = copy_of(finished_run, tmp_path)  # at step 6
+  config = tiny_config(num_train_steps=12, save_checkpoints_steps=4,
                        keep_checkpoint_max=10)
-  model_dir = str(tmp_path / "run")
-  first = train_loop.pretrain(config, tf.distribute.get_strategy(), model_dir,
-                              shards, max_seconds=0)
-  assert first.stopped_early and first.checkpoint.endswith("ckpt-2")
-  train_loop.pretrain(config, tf.distribute.get_strategy(), model_dir, shards)
+  train_loop.pretrain(config, tf.distribute.get_strategy(), model_dir,
+                      module_shards)
   saved = sorted(int(name[len("ckpt-"):-len(".index")])
                  for name in os.listdir(model_dir)
                  if name.startswith("ckpt-") and name.endswith(".index"))
-  assert saved == [2, 4, 8]
+  assert saved == [2, 4, 6, 8, 12]
 
 
 def test_grappler_optimised_step_equals_the_plain_one(shards):
