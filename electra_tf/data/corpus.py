@@ -140,6 +140,10 @@ class FileCorpus:
     """Bytes of the given files, for progress estimates."""
     return sum(tf.io.gfile.stat(path).length for path in units)
 
+  def total_bytes(self):
+    """Bytes of the whole corpus."""
+    return self.total_size(self.files)
+
   def lines(self, path, stats):
     return read_lines(path, stats, self.max_line_chars)
 
@@ -176,10 +180,18 @@ class DocumentSplit:
   def units(self, shard_index, num_shards, rng):
     return self.corpus.units(shard_index, num_shards, rng)
 
-  def total_size(self, units):
-    size = self.corpus.total_size(units)
+  def _part_of(self, size):
+    """The expected bytes of this part in `size` bytes (None: unknown)."""
+    if size is None:
+      return None
     share = self.held_out_per_mille / 1000
     return int(size * (share if self.held_out else 1 - share))
+
+  def total_size(self, units):
+    return self._part_of(self.corpus.total_size(units))
+
+  def total_bytes(self):
+    return self._part_of(self.corpus.total_bytes())
 
   def is_held_out(self, unit, index):
     key = f"{self.salt}\0{unit}\0{index}".encode()

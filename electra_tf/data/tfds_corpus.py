@@ -54,6 +54,9 @@ class TFDSCorpus:
     del units  # unknown before reading: no ETA
     return None
 
+  def total_bytes(self):
+    return None
+
   def lines(self, record, stats):
     """The lines of one record's text."""
     if self.text_key not in record:

@@ -126,3 +126,15 @@ def test_held_out_documents_follow_the_file_path_not_only_its_content():
   other = _held_out_documents(paths[1])
   assert 40 < len(first) < 80 and 40 < len(other) < 80
   assert first != other
+
+
+def test_split_sizes_are_its_share_or_unknown(tmp_path):
+  path = _write(tmp_path / "c.txt", b"x" * 1000)
+  files = corpus.FileCorpus((path,))
+  assert files.total_bytes() == 1000
+  assert corpus.DocumentSplit(files, 300, True).total_bytes() == 300
+  assert corpus.DocumentSplit(files, 300, False).total_size([path]) == 700
+  # A TFDS corpus has no size before it is read, nor has its split.
+  records = corpus.DocumentSplit(
+      tfds_corpus.TFDSCorpus("wiki", records=({"text": "a"},)), 300, False)
+  assert records.total_bytes() is None and records.total_size([]) is None

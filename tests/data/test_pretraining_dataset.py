@@ -71,8 +71,12 @@ def small_config(tmp_path, golden_example_sets):
       max_seq_length=32, num_output_files=4, seed=5)
 
 
-def test_processes_are_reproducible(small_corpus, small_config, tmp_path):
+def test_processes_are_reproducible(small_corpus, small_config, tmp_path,
+                                    monkeypatch):
   parallel = dataclasses.replace(small_config, num_processes=2)
+  # Forced to spawn its two processes (the corpus is small).
+  monkeypatch.setattr(pretraining_dataset, "SPAWN_MIN_BYTES", 0)
+  assert pretraining_dataset._spawns_processes(parallel, small_corpus)  # pylint: disable=protected-access
   metadata = pretraining_dataset.build_pretraining_dataset(parallel,
                                                            small_corpus)
   assert metadata["counts"]["files"] == 4
@@ -86,6 +90,32 @@ def test_processes_are_reproducible(small_corpus, small_config, tmp_path):
   assert _shard_contents(parallel.output_dir) == _shard_contents(
       in_process.output_dir)
   assert len(_shard_contents(parallel.output_dir)) == 4
+
+
+def test_a_small_corpus_runs_its_jobs_in_this_process(small_corpus,
+                                                      small_config, tmp_path,
+                                                      monkeypatch):
+  parallel = dataclasses.replace(small_config, num_processes=2)
+  spawns = pretraining_dataset._spawns_processes  # pylint: disable=protected-access
+  assert small_corpus.total_bytes() < pretraining_dataset.SPAWN_MIN_BYTES
+  assert not spawns(parallel, small_corpus)
+  assert spawns(parallel, tfds_corpus.TFDSCorpus("fake_wiki", records=()))
+  assert not spawns(small_config, small_corpus)  # one process: nothing to spawn
+
+  def no_pool(*args):
+    raise AssertionError(f"spawned processes for a small corpus: {args}")
+
+  monkeypatch.setattr(pretraining_dataset.multiprocessing, "get_context",
+                      no_pool)
+  metadata = pretraining_dataset.build_pretraining_dataset(parallel,
+                                                           small_corpus)
+  assert metadata["settings"]["num_processes"] == 2
+  # The jobs of two processes: not the one job of exact mode.
+  one_job = dataclasses.replace(small_config,
+                                output_dir=str(tmp_path / "one_job"))
+  pretraining_dataset.build_pretraining_dataset(one_job, small_corpus)
+  assert _shard_contents(parallel.output_dir) != _shard_contents(
+      one_job.output_dir)
 
 
 def test_workers_split_files_and_shards(small_corpus, small_config):
