@@ -92,6 +92,15 @@ def test_processes_are_reproducible(small_corpus, small_config, tmp_path,
   assert len(_shard_contents(parallel.output_dir)) == 4
 
 
+class _CorpusOfSize:
+
+  def __init__(self, size):
+    self.size = size
+
+  def total_bytes(self):
+    return self.size
+
+
 def test_a_small_corpus_runs_its_jobs_in_this_process(small_corpus,
                                                       small_config, tmp_path,
                                                       monkeypatch):
@@ -101,6 +110,9 @@ def test_a_small_corpus_runs_its_jobs_in_this_process(small_corpus,
   assert not spawns(parallel, small_corpus)
   assert spawns(parallel, tfds_corpus.TFDSCorpus("fake_wiki", records=()))
   assert not spawns(small_config, small_corpus)  # one process: nothing to spawn
+  # README: "a corpus under 16 MB runs those jobs ... in one process".
+  assert not spawns(parallel, _CorpusOfSize((16 << 20) - 1))
+  assert spawns(parallel, _CorpusOfSize(16 << 20))
 
   def no_pool(*args):
     raise AssertionError(f"spawned processes for a small corpus: {args}")
