@@ -132,14 +132,12 @@ def _run_reference(spec):
 def _run_ours(spec):
   from electra_tf.data import corpus  # pylint: disable=g-import-not-at-top
   from electra_tf.data import pretraining_dataset  # pylint: disable=g-import-not-at-top
-  # The rows of several processes measure processes, also on a corpus
-  # small enough that electra-build-data would run its jobs in one.
-  pretraining_dataset.SPAWN_MIN_BYTES = 0
   config = pretraining_dataset.BuildConfig(
       output_dir=spec["output_dir"], vocab_file=spec["vocab_file"],
       max_seq_length=spec["max_seq_length"], seed=spec["seed"],
       num_output_files=spec["num_output_files"],
-      num_processes=spec["num_processes"], progress_seconds=1e9)
+      num_processes=spec["num_processes"], progress_seconds=1e9,
+      spawn_min_mb=0)  # the rows of several processes measure processes
   counts = pretraining_dataset.build_pretraining_dataset(
       config, corpus.FileCorpus(tuple(spec["files"])))["counts"]
   return {"examples": counts["examples"], "tokens": counts["tokens"],

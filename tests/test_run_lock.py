@@ -98,7 +98,8 @@ def test_killing_a_parallel_build_kills_its_workers_and_leaves_no_shards(
   out = str(tmp_path / "out")
   process = subprocess.Popen(
       [sys.executable, "-m", "electra_tf.cli.build_data", *build_argv(
-          corpus, out, "--num_processes", "2", "--tokenizer", "python")[1:]],
+          corpus, out, "--num_processes", "2", "--spawn_min_mb", "0",
+          "--tokenizer", "python")[1:]],
       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
   deadline = time.time() + 120
   while not any(n.endswith(tfrecords.TEMP_SUFFIX) for n in (

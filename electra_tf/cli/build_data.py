@@ -61,6 +61,11 @@ def define_flags(flag_values):
       "the in-graph WordPiece tokenizer on batches of lines (fast); "
       "'python' runs FullTokenizer line by line, as the original.",
       flag_values=flag_values)
+  flags.DEFINE_float(
+      "spawn_min_mb", defaults.spawn_min_mb, "With --num_processes > 1, a "
+      "corpus under this many MB runs its jobs one after another in this "
+      "process (same output; a spawned process first imports TensorFlow). "
+      "0: always spawn.", lower_bound=0, flag_values=flag_values)
   flags.DEFINE_float("progress_seconds", defaults.progress_seconds,
                      "Seconds between progress lines.", lower_bound=0,
                      flag_values=flag_values)
@@ -76,6 +81,7 @@ def build(flag_values):
       blanks_separate_docs=flag_values.blanks_separate_docs,
       num_output_files=flag_values.num_output_files,
       num_processes=flag_values.num_processes,
+      spawn_min_mb=flag_values.spawn_min_mb,
       num_workers=flag_values.num_workers,
       worker_index=flag_values.worker_index, seed=flag_values.seed,
       overwrite=flag_values.overwrite,

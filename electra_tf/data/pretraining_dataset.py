@@ -12,7 +12,7 @@ so the output equals the original `build_pretraining_dataset.py` run with
 `--num-processes 1` after `random.seed(seed)`.
 
 A machine's jobs run in spawned processes, except on a corpus under
-`SPAWN_MIN_BYTES`: each spawned process first imports TensorFlow (seconds),
+`spawn_min_mb`: each spawned process first imports TensorFlow (seconds),
 more than it saves there, so the jobs run one after another in this process.
 The output is the same either way.
 """
@@ -48,7 +48,7 @@ _PR_SET_PDEATHSIG = 1  # prctl option (linux/prctl.h)
 # Two jobs on an AMD EPYC: 5.7 MB in 1.4-1.6 s here against 5.2-5.9 s in
 # two spawned processes, 32 MB in 6.8 s against 6.6 s; more processes pay off
 # sooner, but none below ~15 MB (the imports alone are worth that much text).
-SPAWN_MIN_BYTES = 16 << 20
+DEFAULT_SPAWN_MIN_MB = 16
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,6 +62,7 @@ class BuildConfig:
   blanks_separate_docs: bool = True
   num_output_files: int = DEFAULT_NUM_OUTPUT_FILES
   num_processes: int = 1
+  spawn_min_mb: float = DEFAULT_SPAWN_MIN_MB
   num_workers: int = 1
   worker_index: int = 0
   seed: int = DEFAULT_SEED
@@ -238,11 +239,11 @@ def _spawns_processes(config, corpus):
   if config.num_processes == 1:
     return False
   size = corpus.total_bytes()
-  if size is None or size >= SPAWN_MIN_BYTES:
+  if size is None or size >= config.spawn_min_mb * (1 << 20):
     return True
-  logging.info("%.1f MB of text, under %d MB: the %d jobs run one after "
-               "another in this process (same output as %d processes)",
-               size / (1 << 20), SPAWN_MIN_BYTES >> 20, config.num_processes,
+  logging.info("%.1f MB of text, under spawn_min_mb=%g: the %d jobs run one "
+               "after another in this process (same output as %d processes)",
+               size / (1 << 20), config.spawn_min_mb, config.num_processes,
                config.num_processes)
   return False
 

@@ -71,11 +71,10 @@ def small_config(tmp_path, golden_example_sets):
       max_seq_length=32, num_output_files=4, seed=5)
 
 
-def test_processes_are_reproducible(small_corpus, small_config, tmp_path,
-                                    monkeypatch):
-  parallel = dataclasses.replace(small_config, num_processes=2)
+def test_processes_are_reproducible(small_corpus, small_config, tmp_path):
   # Forced to spawn its two processes (the corpus is small).
-  monkeypatch.setattr(pretraining_dataset, "SPAWN_MIN_BYTES", 0)
+  parallel = dataclasses.replace(small_config, num_processes=2,
+                                 spawn_min_mb=0)
   assert pretraining_dataset._spawns_processes(parallel, small_corpus)  # pylint: disable=protected-access
   metadata = pretraining_dataset.build_pretraining_dataset(parallel,
                                                            small_corpus)
@@ -106,7 +105,8 @@ def test_a_small_corpus_runs_its_jobs_in_this_process(small_corpus,
                                                       monkeypatch):
   parallel = dataclasses.replace(small_config, num_processes=2)
   spawns = pretraining_dataset._spawns_processes  # pylint: disable=protected-access
-  assert small_corpus.total_bytes() < pretraining_dataset.SPAWN_MIN_BYTES
+  assert parallel.spawn_min_mb == 16
+  assert small_corpus.total_bytes() < 16 << 20
   assert not spawns(parallel, small_corpus)
   assert spawns(parallel, tfds_corpus.TFDSCorpus("fake_wiki", records=()))
   assert not spawns(small_config, small_corpus)  # one process: nothing to spawn
