@@ -10,6 +10,12 @@ VOCAB = 120
 SEQ = 16
 
 
+# The encoder of `tiny_config` with one layer: for tests whose XLA compiles
+# or replicas make every layer cost seconds.
+ONE_LAYER = {"hidden_size": 32, "num_hidden_layers": 1,
+             "num_attention_heads": 2, "intermediate_size": 64}
+
+
 def tiny_config(**overrides):
   hparams = {
       "vocab_size": VOCAB, "embedding_size": 16, "max_seq_length": SEQ,

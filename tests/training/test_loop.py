@@ -18,12 +18,9 @@ from electra_tf.pretraining import train_step
 from electra_tf.training import checkpointing
 from electra_tf.training import host_loop
 from electra_tf.training import optimization
-from tests.training.conftest import tiny_config, write_records
-
-NO_DROPOUT = {"hidden_size": 32, "num_hidden_layers": 2,
-              "num_attention_heads": 2, "intermediate_size": 64,
-              "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0}
-
+from tests.training.conftest import ONE_LAYER
+from tests.training.conftest import tiny_config
+from tests.training.conftest import write_records
 
 def weights(model):
   return {n: v.numpy() for n, v in
@@ -63,7 +60,7 @@ def final_weights(model_dir, config):
 
 
 def test_full_train_step_compiles_with_xla(shards):
-  config = tiny_config()
+  config = tiny_config(model_hparam_overrides=ONE_LAYER)
   model, optimizer, _ = train_loop.build_model_and_optimizer(
       config, tf.distribute.get_strategy(), None)
   step = train_step.PretrainStep(model, optimizer)
@@ -81,9 +78,7 @@ def test_full_train_step_compiles_with_xla(shards):
 # With the default dropout (0.1): each example's masks depend on its
 # global index, not on where it sits in its replica's batch.
 MIRRORED = {"num_train_steps": 3, "iterations_per_loop": 3,
-            "save_checkpoints_steps": 3, "model_hparam_overrides": {
-                "hidden_size": 32, "num_hidden_layers": 1,
-                "num_attention_heads": 2, "intermediate_size": 64}}
+            "save_checkpoints_steps": 3, "model_hparam_overrides": ONE_LAYER}
 
 
 @pytest.fixture(scope="module")
@@ -142,6 +137,7 @@ def test_everything_through_gfile_on_ram_paths(shards):
     tf.io.gfile.copy(path, f"{data}/part-{i}.tfrecord", overwrite=True)
   model_dir = "ram://loop-model"
   config = tiny_config(num_train_steps=2, jit_compile=True,
+                       model_hparam_overrides=ONE_LAYER,
                        results_txt=f"{model_dir}/results/unsup_results.txt")
   strategy = tf.distribute.get_strategy()
   files = pretrain_pipeline.match_shards(f"{data}/*.tfrecord")

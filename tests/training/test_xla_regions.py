@@ -7,6 +7,7 @@ import tensorflow as tf
 from electra_tf.checkpoints import tf1_names
 from electra_tf.pretraining import train_loop
 from electra_tf.training import xla_regions
+from tests.training.conftest import ONE_LAYER
 from tests.training.conftest import tiny_config
 from tests.training.test_golden_step import STEP_ATOL
 from tests.training.test_golden_step import golden_step
@@ -50,7 +51,8 @@ def test_the_training_loop_runs_it_as_the_plain_graph(shards, tmp_path):
   """Several steps per host loop (the XLA clusters cannot sit inside the
   graph loop the other modes use) give the weights of the plain graph."""
   plain = tiny_config(num_train_steps=4, iterations_per_loop=2,
-                      save_checkpoints_steps=4)
+                      save_checkpoints_steps=4,
+                      model_hparam_overrides=ONE_LAYER)
   fused = plain.override(jit_compile=True, jit_compile_matmuls=False)
   for config, folder in ((plain, "plain"), (fused, "fused")):
     result = train_loop.pretrain(config, tf.distribute.get_strategy(),
