@@ -13,6 +13,7 @@ from electra_tf.data import tfrecords
 from electra_tf.pretraining import train_loop
 from electra_tf.pretraining import train_step
 from tests.conftest import TESTDATA
+from tests.training.conftest import ONE_LAYER
 from tests.training.conftest import tiny_config
 
 
@@ -26,10 +27,10 @@ def _step_and_features(config, shards):
 
 
 def test_bfloat16_step_keeps_float32_variables_and_close_losses(shards):
-  fp32 = tiny_config()
+  fp32 = tiny_config(model_hparam_overrides=ONE_LAYER)
   model, _, _, _, features = _step_and_features(fp32, shards)
   reference = model(features)["total_loss"].numpy()
-  bf16 = tiny_config(precision="mixed_bfloat16", jit_compile=True)
+  bf16 = fp32.override(precision="mixed_bfloat16", jit_compile=True)
   model, _, _, step, _ = _step_and_features(bf16, shards)
   assert model.electra_encoder.compute_dtype == "bfloat16"
   assert all(v.dtype == "float32" for v in model.trainable_variables)
@@ -74,7 +75,7 @@ def test_losses_fall_on_real_text(tmp_path):
                        train_batch_size=16, learning_rate=2e-3,
                        num_warmup_steps=10, num_train_steps=60,
                        iterations_per_loop=20, save_checkpoints_steps=60,
-                       jit_compile=True)
+                       jit_compile=True, model_hparam_overrides=ONE_LAYER)
   seen = []
   original = train_loop._log_chunk  # pylint: disable=protected-access
 
