@@ -276,7 +276,7 @@ def test_a_resumed_run_saves_at_the_same_steps(module_shards, finished_run,
 def test_grappler_optimised_step_equals_the_plain_one(shards):
   """The suite runs plain graphs (conftest.py); a train step optimised by
   grappler, as in every real run, computes the same."""
-  config = tiny_config()
+  config = tiny_config(model_hparam_overrides=ONE_LAYER)
   features = next(iter(pretrain_pipeline.pretraining_dataset(
       shards, config.train_batch_size, config.max_seq_length)))
   results = []
