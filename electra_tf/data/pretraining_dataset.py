@@ -45,9 +45,9 @@ DEFAULT_SEED = 0
 RAM_FILESYSTEM = "ram://"
 _PR_SET_PDEATHSIG = 1  # prctl option (linux/prctl.h)
 # Below this much text the jobs run in this process (see the module doc).
-# Two jobs on an AMD EPYC: 5.7 MB in 1.4-1.6 s here against 5.2-5.9 s in
-# two spawned processes, 32 MB in 6.8 s against 6.6 s; more processes pay off
-# sooner, but none below ~15 MB (the imports alone are worth that much text).
+# Two jobs on 2 cores of an AMD EPYC: 5.7 MB took 1.4-1.6 s in one process
+# and 5.2-5.9 s in two spawned ones, 32 MB 6.8 s and 6.6 s; more processes
+# pay off sooner, but none below ~15 MB (their imports take that long).
 DEFAULT_SPAWN_MIN_MB = 16
 
 
@@ -236,20 +236,19 @@ def _spawned_worker_setup():
 
 
 def _spawns_processes(config, corpus):
+  """Whether the jobs run in spawned processes (see the module doc)."""
   if config.num_processes == 1:
     return False
   size = corpus.total_bytes()
-  if size is None or size >= config.spawn_min_mb * (1 << 20):
-    return True
-  logging.info("%.1f MB of text, under spawn_min_mb=%g: the %d jobs run one "
-               "after another in this process (same output as %d processes)",
-               size / (1 << 20), config.spawn_min_mb, config.num_processes,
-               config.num_processes)
-  return False
+  return size is None or size >= config.spawn_min_mb * (1 << 20)
 
 
 def _run_jobs(config, corpus):
   if not _spawns_processes(config, corpus):
+    if config.num_processes > 1:
+      logging.info("a corpus under spawn_min_mb=%g: the %d jobs run one "
+                   "after another in this process (same output)",
+                   config.spawn_min_mb, config.num_processes)
     return [run_job(config, corpus, process_index)
             for process_index in range(config.num_processes)]
   # Spawned, not forked: TensorFlow's threads do not survive a fork.

@@ -22,6 +22,7 @@ from tests.training.conftest import ONE_LAYER
 from tests.training.conftest import tiny_config
 from tests.training.conftest import write_records
 
+
 def weights(model):
   return {n: v.numpy() for n, v in
           tf1_names.pretrainer_variables(model).items()}
