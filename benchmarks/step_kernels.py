@@ -173,12 +173,12 @@ def report(times, steps, wall_seconds, top):
           f"{ms / total:.0%} | {count / steps:.0f} |")
   print("\n| XLA cluster runs of | runs per step | ms per step |")
   print("|---|---|---|")
-  lower = 0
-  for upper, runs, ms in cluster_run_bins(times.cluster_runs_ms):
+  lowers = (0,) + RUN_BINS_MS[:-1]
+  for lower, (upper, runs, ms) in zip(
+      lowers, cluster_run_bins(times.cluster_runs_ms)):
     span = f"{lower:g} ms or more" if upper == float("inf") else (
         f"{lower:g} to {upper:g} ms")
     print(f"| {span} | {runs / steps:.1f} | {ms / steps:.1f} |")
-    lower = upper
 
 
 def main(argv):

@@ -111,8 +111,7 @@ def prepare(study, output_dir):
                 else os.path.join(data_dir, "vocab.txt"))
   train_dir = os.path.join(data_dir, "train")
   eval_dir = os.path.join(data_dir, "eval")
-  size = (0 if study.tfds_name else
-          sum(tf.io.gfile.stat(p).length for p in corpus.files))
+  size = corpus.total_bytes() or 0  # TFDS: unknown before reading
   started = time.time()
   ran = False
   splits = {held_out: corpus_lib.DocumentSplit(
