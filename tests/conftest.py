@@ -51,6 +51,15 @@ class GoldenSet:
     return model
 
 
+def folder_bytes(folder):
+  """{file name: bytes} of every file in `folder` (a built dataset, say)."""
+  contents = {}
+  for name in sorted(os.listdir(folder)):
+    with open(os.path.join(folder, name), "rb") as f:
+      contents[name] = f.read()
+  return contents
+
+
 def load_golden(name):
   path = os.path.join(TESTDATA, "golden", name)
   with open(os.path.join(path, "config.json")) as f:

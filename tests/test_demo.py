@@ -1,5 +1,6 @@
 """The newcomer's demo: resumable, and its export serves text."""
 
+import glob
 import gzip
 import json
 import logging
@@ -10,6 +11,7 @@ import sys
 from electra_tf.cli import demo
 from electra_tf.cli import pretrain
 from tests.conftest import TESTDATA
+from tests.conftest import folder_bytes
 
 HPARAMS = {"num_train_steps": 20, "iterations_per_loop": 5,
            "save_checkpoints_steps": 5, "train_batch_size": 8,
@@ -69,6 +71,18 @@ def test_demo_resumes_and_exports_a_model_that_scores_text(
   assert _run(demo_dir, text) == 0
   assert sorted(os.listdir(os.path.join(demo_dir, "export")))[0] == "1"
   assert not os.path.exists(os.path.join(demo_dir, "export", "2"))
+
+
+def test_the_demo_data_is_the_same_on_any_core_count(tmp_path, monkeypatch):
+  files = sorted(glob.glob(_text_files(str(tmp_path))))
+  vocab = os.path.join(TESTDATA, "bert_uncased_vocab.txt")
+  built = []
+  for cores in (1, 2, 8):
+    monkeypatch.setattr(os, "cpu_count", lambda cores=cores: cores)
+    folder = str(tmp_path / f"data{cores}")
+    assert len(demo._dataset(folder, files, vocab, 64)) == 3  # pylint: disable=protected-access
+    built.append(folder_bytes(folder))
+  assert built[0] == built[1] == built[2]
 
 
 def test_the_report_gives_the_health_verdict():

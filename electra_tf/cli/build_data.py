@@ -43,8 +43,12 @@ def define_flags(flag_values):
   flags.mark_flag_as_required("output_dir", flag_values=flag_values)
   for name, lower_bound, help_text in [
       ("max_seq_length", 5, "Tokens per example, [CLS]/[SEP] included."),
-      ("num_output_files", 1, "Shards over all workers and processes."),
+      ("num_output_files", 1, "Shards over all workers and jobs."),
       ("num_processes", 1, "Processes on this machine."),
+      ("jobs_per_worker", 0, "Jobs on this machine, each with its own "
+       "files, shards and random stream: with the seed and --num_workers "
+       "they fix the data, whatever --num_processes runs them. 0: one per "
+       "process."),
       ("num_workers", 1, "Machines sharing the corpus (by file)."),
       ("worker_index", 0, "This machine's index in [0, num_workers)."),
       ("seed", None, "Seed of the random segment/length choices; one "
@@ -81,6 +85,7 @@ def build(flag_values):
       blanks_separate_docs=flag_values.blanks_separate_docs,
       num_output_files=flag_values.num_output_files,
       num_processes=flag_values.num_processes,
+      jobs_per_worker=flag_values.jobs_per_worker,
       spawn_min_mb=flag_values.spawn_min_mb,
       num_workers=flag_values.num_workers,
       worker_index=flag_values.worker_index, seed=flag_values.seed,

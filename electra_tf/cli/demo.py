@@ -36,6 +36,8 @@ from electra_tf.training import progress
 DEMO_PRESET = "tiny"
 VOCAB_SIZE = 4000  # learned in well under a minute on 2 cores
 CORPUS_BYTES = 4_000_000
+# Build jobs per dataset, whatever the core count (they fix the data).
+BUILD_JOBS = 2
 
 
 def _corpus_files(demo_dir, text_patterns):
@@ -67,7 +69,9 @@ def _dataset(output_dir, files, vocab_file, max_seq_length):
       pretraining_dataset.BuildConfig(
           output_dir=output_dir, vocab_file=vocab_file,
           max_seq_length=max_seq_length, num_output_files=len(files),
-          num_processes=min(len(files), os.cpu_count() or 1), overwrite=True),
+          jobs_per_worker=min(len(files), BUILD_JOBS),
+          num_processes=os.cpu_count() or 1,
+          overwrite=True),
       corpus_lib.FileCorpus(tuple(files)))
   return tfrecords.finished_shards(output_dir)
 

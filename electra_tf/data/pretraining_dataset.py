@@ -1,10 +1,11 @@
 """Builds a pretraining dataset: corpus -> examples -> sharded TFRecords.
 
 Work is split into jobs: `num_workers` machines (each run with its own
-`worker_index`) times `num_processes` processes per machine. Job j of n
-takes every n-th input file (or TFDS record) from j, writes the shards i
-with i % n == j, and draws from its own `random.Random`, so its examples
-depend only on the seed and the job layout, never on scheduling.
+`worker_index`) times `jobs_per_worker` jobs per machine (by default one per
+process), run by `num_processes` processes. Job j of n takes every n-th input
+file (or TFDS record) from j, writes the shards i with i % n == j, and draws
+from its own `random.Random`, so its examples depend only on the seed and the
+job layout, never on scheduling or on the number of processes.
 
 Exact mode: with one job (one worker, one process) the rng is
 `random.Random(seed)` and the files are shuffled with it before building,
@@ -62,6 +63,7 @@ class BuildConfig:
   blanks_separate_docs: bool = True
   num_output_files: int = DEFAULT_NUM_OUTPUT_FILES
   num_processes: int = 1
+  jobs_per_worker: int = 0  # 0: one job per process
   spawn_min_mb: float = DEFAULT_SPAWN_MIN_MB
   num_workers: int = 1
   worker_index: int = 0
@@ -71,11 +73,22 @@ class BuildConfig:
   progress_seconds: float = progress.DEFAULT_INTERVAL_SECONDS
 
   @property
-  def num_jobs(self):
-    return self.num_workers * self.num_processes
+  def worker_jobs(self):
+    """Jobs this worker runs (fixes the data, with the seed and workers)."""
+    return self.jobs_per_worker or self.num_processes
 
-  def job_index(self, process_index):
-    return self.worker_index * self.num_processes + process_index
+  @property
+  def num_jobs(self):
+    return self.num_workers * self.worker_jobs
+
+  @property
+  def pool_size(self):
+    """Processes that run this worker's jobs (no more than the jobs)."""
+    return min(self.num_processes, self.worker_jobs)
+
+  def job_index(self, local_index):
+    """The global index of this worker's job `local_index`."""
+    return self.worker_index * self.worker_jobs + local_index
 
   def validate(self):
     """Raises DataError naming the first inconsistent setting."""
@@ -84,17 +97,21 @@ class BuildConfig:
                              f"[0, num_workers={self.num_workers})")
     if self.num_processes < 1:
       raise errors.DataError(f"num_processes={self.num_processes} must be >= 1")
+    if self.jobs_per_worker < 0:
+      raise errors.DataError(f"jobs_per_worker={self.jobs_per_worker} must "
+                             "be >= 0 (0: one job per process)")
     if self.num_output_files < self.num_jobs:
       raise errors.DataError(
           f"num_output_files={self.num_output_files} is smaller than the "
-          f"{self.num_jobs} jobs (workers x processes): each job needs a shard")
+          f"{self.num_jobs} jobs (workers x jobs per worker): each job needs "
+          "a shard")
     if self.max_seq_length < pretraining_examples.NUM_SPECIAL_TOKENS + 2:
       raise errors.DataError(f"max_seq_length={self.max_seq_length} is too "
                              "short for [CLS] A [SEP] B [SEP]")
     if self.tokenizer not in line_tokenizers.KINDS:
       raise errors.DataError(f"tokenizer={self.tokenizer!r} is not one of "
                              f"{', '.join(line_tokenizers.KINDS)}")
-    if self.output_dir.startswith(RAM_FILESYSTEM) and self.num_processes > 1:
+    if self.output_dir.startswith(RAM_FILESYSTEM) and self.pool_size > 1:
       raise errors.DataError(f"{self.output_dir}: ram:// files live in one "
                              "process; use num_processes=1")
 
@@ -105,8 +122,8 @@ class BuildConfig:
 
   def worker_shards(self):
     """Indices of the shards this worker's processes write."""
-    return sorted(i for process_index in range(self.num_processes)
-                  for i in self.job_shards(self.job_index(process_index)))
+    return sorted(i for local_index in range(self.worker_jobs)
+                  for i in self.job_shards(self.job_index(local_index)))
 
   def job_rng(self, job_index):
     """The job's rng: `Random(seed)` in exact mode (a single job)."""
@@ -187,9 +204,10 @@ def _long_lived_objects_frozen():
     gc.unfreeze()
 
 
-def run_job(config, corpus, process_index):
-  """Builds and writes one job's examples; returns its `BuildStats`."""
-  job_index = config.job_index(process_index)
+def run_job(config, corpus, local_index):
+  """Builds and writes this worker's job `local_index`; returns its
+  `BuildStats`."""
+  job_index = config.job_index(local_index)
   rng = config.job_rng(job_index)
   tokenizer = from_files.build_tokenizer(
       config.vocab_file, config.sp_model_file, config.do_lower_case)
@@ -237,7 +255,7 @@ def _spawned_worker_setup():
 
 def _spawns_processes(config, corpus):
   """Whether the jobs run in spawned processes (see the module doc)."""
-  if config.num_processes == 1:
+  if config.pool_size == 1:
     return False
   size = corpus.total_bytes()
   return size is None or size >= config.spawn_min_mb * (1 << 20)
@@ -245,19 +263,19 @@ def _spawns_processes(config, corpus):
 
 def _run_jobs(config, corpus):
   if not _spawns_processes(config, corpus):
-    if config.num_processes > 1:
+    if config.pool_size > 1:
       logging.info("a corpus under spawn_min_mb=%g: the %d jobs run one "
                    "after another in this process (same output)",
-                   config.spawn_min_mb, config.num_processes)
-    return [run_job(config, corpus, process_index)
-            for process_index in range(config.num_processes)]
+                   config.spawn_min_mb, config.worker_jobs)
+    return [run_job(config, corpus, local_index)
+            for local_index in range(config.worker_jobs)]
   # Spawned, not forked: TensorFlow's threads do not survive a fork.
   context = multiprocessing.get_context("spawn")
-  with context.Pool(config.num_processes,
+  with context.Pool(config.pool_size,
                     initializer=_spawned_worker_setup) as pool:
-    return pool.starmap(run_job, [(config, corpus, process_index)
-                                  for process_index in
-                                  range(config.num_processes)])
+    return pool.starmap(run_job, [(config, corpus, local_index)
+                                  for local_index in
+                                  range(config.worker_jobs)], chunksize=1)
 
 
 def _settings(config, corpus):
@@ -274,7 +292,7 @@ def _settings(config, corpus):
       "max_seq_length": config.max_seq_length,
       "blanks_separate_docs": config.blanks_separate_docs,
       "num_output_files": config.num_output_files,
-      "num_processes": config.num_processes,
+      "jobs_per_worker": config.worker_jobs,
       "seed": config.seed,
       "source": corpus.describe(),
       "builder": {"name": "electra_tf ExampleBuilder",

@@ -72,7 +72,7 @@ class ShardWriter:
     if not shard_indices:
       raise errors.DataError(
           f"a writer got no shard of {num_shards}: use more output files "
-          "than jobs (workers x processes)")
+          "than jobs (workers x jobs per worker)")
     self._paths = [tf.io.gfile.join(output_dir, shard_name(i, num_shards))
                    for i in shard_indices]
     self._writers = [tf.io.TFRecordWriter(path + TEMP_SUFFIX)

@@ -6,6 +6,7 @@ import os
 from electra_tf.cli import build_data
 from electra_tf.cli import build_vocab
 from electra_tf.data import tfrecords
+from tests.conftest import folder_bytes
 from tests.data.conftest import DATA_BUILDER
 from tests.data.conftest import read_testdata
 
@@ -45,6 +46,20 @@ def test_original_flag_spellings_reproduce_the_golden_set(tmp_path, capsys):
   assert "--overwrite" in error and "Traceback" not in capsys.readouterr().err
   assert build_data.main(argv + ["--overwrite"]) == 0
   assert _read_records(out) == _golden_examples()["examples"]
+
+
+def test_jobs_per_worker_fixes_the_data_whatever_the_processes(tmp_path):
+  built = []
+  for processes in ("1", "2"):
+    out = str(tmp_path / f"out{processes}")
+    assert build_data.main(
+        ["build", "--input", SYNTHETIC_TEXT, "--vocab_file", SYNTHETIC_VOCAB,
+         "--output_dir", out, "--max_seq_length=32", "--num_output_files=2",
+         "--jobs_per_worker=2", f"--num_processes={processes}"]) == 0
+    built.append(folder_bytes(out))
+  assert built[0] == built[1]
+  assert json.loads(built[0]["pretrain_data.metadata-0-of-1.json"])[
+      "settings"]["jobs_per_worker"] == 2
 
 
 def test_translate_original_flags():

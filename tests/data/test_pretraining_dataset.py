@@ -11,6 +11,7 @@ from electra_tf.data import pretrain_pipeline
 from electra_tf.data import pretraining_dataset
 from electra_tf.data import tfds_corpus
 from electra_tf.data import tfrecords
+from tests.conftest import folder_bytes
 
 
 def _write_text(path, text):
@@ -71,24 +72,34 @@ def small_config(tmp_path, golden_example_sets):
       max_seq_length=32, num_output_files=4, seed=5)
 
 
-def test_processes_are_reproducible(small_corpus, small_config, tmp_path):
-  # Forced to spawn its two processes (the corpus is small).
-  parallel = dataclasses.replace(small_config, num_processes=2,
-                                 spawn_min_mb=0)
-  assert pretraining_dataset._spawns_processes(parallel, small_corpus)  # pylint: disable=protected-access
-  metadata = pretraining_dataset.build_pretraining_dataset(parallel,
+def test_the_jobs_fix_the_data_not_the_processes(small_corpus, small_config,
+                                                  tmp_path):
+  # Three jobs on two spawned processes (forced: the corpus is small).
+  spawned = dataclasses.replace(small_config, num_processes=2,
+                                jobs_per_worker=3, spawn_min_mb=0)
+  assert pretraining_dataset._spawns_processes(spawned, small_corpus)  # pylint: disable=protected-access
+  metadata = pretraining_dataset.build_pretraining_dataset(spawned,
                                                            small_corpus)
   assert metadata["counts"]["files"] == 4
-  # The same jobs run in this process give byte-identical shards.
-  in_process = dataclasses.replace(parallel, output_dir=str(tmp_path / "ref"))
-  tf.io.gfile.makedirs(in_process.output_dir)
-  for process_index in range(2):
-    pretraining_dataset.run_job(in_process, small_corpus, process_index)
-  tfrecords.finalize_shards(in_process.output_dir, in_process.worker_shards(),
-                            in_process.num_output_files)
-  assert _shard_contents(parallel.output_dir) == _shard_contents(
-      in_process.output_dir)
-  assert len(_shard_contents(parallel.output_dir)) == 4
+  assert len(_shard_contents(spawned.output_dir)) == 4
+  # The same three jobs in one process, and three processes' jobs (run in
+  # this one as the corpus is small): byte-identical shards and metadata.
+  for name, changes in [("one", {"num_processes": 1}),
+                        ("three", {"num_processes": 3, "jobs_per_worker": 0,
+                                   "spawn_min_mb": 16})]:
+    other = dataclasses.replace(spawned, output_dir=str(tmp_path / name),
+                                **changes)
+    assert other.worker_jobs == 3
+    assert pretraining_dataset.build_pretraining_dataset(
+        other, small_corpus) == metadata
+    assert folder_bytes(other.output_dir) == folder_bytes(spawned.output_dir)
+  assert metadata["settings"]["jobs_per_worker"] == 3
+  # Another job count is other data.
+  two_jobs = dataclasses.replace(spawned, output_dir=str(tmp_path / "two"),
+                                 num_processes=1, jobs_per_worker=2)
+  pretraining_dataset.build_pretraining_dataset(two_jobs, small_corpus)
+  assert _shard_contents(two_jobs.output_dir) != _shard_contents(
+      spawned.output_dir)
 
 
 class _CorpusOfSize:
@@ -121,7 +132,7 @@ def test_a_small_corpus_runs_its_jobs_in_this_process(small_corpus,
                       no_pool)
   metadata = pretraining_dataset.build_pretraining_dataset(parallel,
                                                            small_corpus)
-  assert metadata["settings"]["num_processes"] == 2
+  assert metadata["settings"]["jobs_per_worker"] == 2
   # The jobs of two processes: not the one job of exact mode.
   one_job = dataclasses.replace(small_config,
                                 output_dir=str(tmp_path / "one_job"))
@@ -225,6 +236,9 @@ def test_bad_layouts_are_named(small_config):
                             "worker_index=2"),
                            ({"num_output_files": 1, "num_processes": 2},
                             "num_output_files=1"),
+                           ({"num_output_files": 2, "jobs_per_worker": 3},
+                            "num_output_files=2 is smaller than the 3 jobs"),
+                           ({"jobs_per_worker": -1}, "jobs_per_worker=-1"),
                            ({"tokenizer": "rust"}, "tokenizer='rust'")]:
     with pytest.raises(errors.DataError, match=message):
       pretraining_dataset.build_pretraining_dataset(

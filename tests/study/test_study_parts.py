@@ -2,6 +2,8 @@
 
 import json
 import math
+import os
+import shutil
 
 import pytest
 from scipy import stats
@@ -14,6 +16,7 @@ from electra_tf.study import budget
 from electra_tf.study import statistics
 from electra_tf.study import study_data
 from electra_tf.study import study_config
+from tests.conftest import folder_bytes
 
 BASE = {"corpus": ["c/*.txt"], "tasks": ["sst"]}
 
@@ -153,7 +156,7 @@ def test_paired_difference_matches_scipy_paired_t_test():
 
 
 def test_the_demos_docstring_corpus_is_written_under_the_output_dir(
-    tmp_path):
+    tmp_path, monkeypatch):
   study = config(corpus=[], docstring_corpus_bytes=100_000, vocab_size=600,
                  vocab_sample_per_mille=1000, held_out_per_mille=100,
                  pretrain_hparams={"max_seq_length": 64})
@@ -163,3 +166,11 @@ def test_the_demos_docstring_corpus_is_written_under_the_output_dir(
   assert data.train_files and data.eval_files and 500 < data.vocab_size <= 600
   # Built once: the same study reuses the text and the data.
   assert study_data.prepare(study, str(tmp_path)).seconds is None
+  # The same bytes on any core count: the build's jobs do not follow it.
+  train_dir = tmp_path / "data" / "train"
+  built = folder_bytes(train_dir)
+  for cores in (1, 8):
+    shutil.rmtree(train_dir)
+    monkeypatch.setattr(os, "cpu_count", lambda cores=cores: cores)
+    assert study_data.prepare(study, str(tmp_path)).seconds is not None
+    assert folder_bytes(train_dir) == built
