@@ -280,27 +280,46 @@ print(json.dumps(out, default=lambda b: b.decode()))
 """
 
 
-@pytest.mark.parametrize("task", ["sentiment", "paraphrase", "chunks"])
-def test_finetune_export_and_serve_label_strings(tmp_path, capsys, task):
-  specs = own_data.write_tasks(str(tmp_path / "data"),
+HEADLINES = {"sentiment": "accuracy", "paraphrase": "accuracy",
+             "chunks": "f1"}
+SERVED_INPUTS = {
+    "sentiment": {"text": ["w1 w2 good w3", "w4 bad w5"]},
+    "paraphrase": {"text_a": ["w1 w2 w3 w4", "w1 w2 w3 w4"],
+                   "text_b": ["w1 w2 w3 w4", "z1 z2 z3 z4"]},
+    "chunks": {"text": ["the cat sat on a mat ."]}}
+
+
+@pytest.fixture(scope="module")
+def own_task_runs(tmp_path_factory):
+  """Each own-file task finetuned via the CLI and exported:
+  {task: (model_dir, export_dir)}."""
+  folder = tmp_path_factory.mktemp("own_task_runs")
+  specs = own_data.write_tasks(str(folder / "data"),
                                {"train": 160, "dev": 40, "test": 12})
-  vocab = write(tmp_path / "vocab.txt", "\n".join(synthetic_tasks.VOCAB))
-  model_dir = str(tmp_path / "model")
+  vocab = write(folder / "vocab.txt", "\n".join(synthetic_tasks.VOCAB))
   hparams = synthetic_tasks.finetune_hparams(
       vocab_file=vocab, learning_rate=3e-3, num_train_epochs=6.0,
       max_seq_length=32, write_test_outputs=True, eval_test=True,
       iterations_per_loop=100)
-  code, err = run_cli(finetune_cli.main, [
-      "finetune", "--task_names", specs[task], "--model_dir", model_dir,
-      "--hparams", json.dumps(hparams), "--export_dir",
-      str(tmp_path / "export")], capsys)
-  assert code == 0, err
+  runs = {}
+  for task in HEADLINES:
+    model_dir = str(folder / task / "model")
+    export_dir = str(folder / task / "export")
+    code = finetune_cli.main([
+        "finetune", "--task_names", specs[task], "--model_dir", model_dir,
+        "--hparams", json.dumps(hparams), "--export_dir", export_dir])
+    runs[task] = (model_dir, export_dir) if code == 0 else None
+  return runs
+
+
+@pytest.mark.parametrize("task", list(HEADLINES))
+def test_finetune_scores_and_test_predictions(own_task_runs, task):
+  assert own_task_runs[task], f"finetuning {task} failed (its log above)"
+  model_dir, _ = own_task_runs[task]
   with open(model_dir + "_results.json") as f:
     median = json.load(f)["median"]
-  headline = {"sentiment": "accuracy", "paraphrase": "accuracy",
-              "chunks": "f1"}[task]
-  assert median[task][headline] >= 90.0
-  assert median[f"{task}:test"][headline] >= 80.0
+  assert median[task][HEADLINES[task]] >= 90.0
+  assert median[f"{task}:test"][HEADLINES[task]] >= 80.0
 
   predictions = os.path.join(model_dir + "_test_predictions",
                              f"{task}_test_1.tsv")
@@ -315,22 +334,19 @@ def test_finetune_export_and_serve_label_strings(tmp_path, capsys, task):
     assert len(rows) == 13
     assert np.mean([r[1] == r[2] for r in rows[1:]]) >= 0.8
 
-  export = os.path.join(str(tmp_path / "export"), task, "1")
-  inputs = {"sentiment": {"text": ["w1 w2 good w3", "w4 bad w5"]},
-            "paraphrase": {"text_a": ["w1 w2 w3 w4", "w1 w2 w3 w4"],
-                           "text_b": ["w1 w2 w3 w4", "z1 z2 z3 z4"]},
-            "chunks": {"text": ["the cat sat on a mat ."]}}[task]
-  served = subprocess.run(
-      [sys.executable, "-c", SERVE, json.dumps({"m": [export, inputs]})],
-      capture_output=True, text=True, check=True)
-  out = json.loads(served.stdout.strip().splitlines()[-1])["m"]
-  if task == "sentiment":
-    assert out["label"] == ["pos", "neg"]
-  elif task == "paraphrase":
-    assert out["label"] == ["same", "different"]
-  else:
-    tags = [t for t in out["tags"][0] if t]
-    assert tags[:3] == ["B-NP", "E-NP", "S-VP"]
+
+def test_exports_answer_raw_text_with_label_strings_in_a_fresh_process(
+    own_task_runs):
+  assert all(own_task_runs.values()), own_task_runs
+  calls = {task: [os.path.join(export_dir, task, "1"), SERVED_INPUTS[task]]
+           for task, (_, export_dir) in own_task_runs.items()}
+  served = subprocess.run([sys.executable, "-c", SERVE, json.dumps(calls)],
+                          capture_output=True, text=True, check=True)
+  out = json.loads(served.stdout.strip().splitlines()[-1])
+  assert out["sentiment"]["label"] == ["pos", "neg"]
+  assert out["paraphrase"]["label"] == ["same", "different"]
+  tags = [t for t in out["chunks"]["tags"][0] if t]
+  assert tags[:3] == ["B-NP", "E-NP", "S-VP"]
 
 
 def test_finetuning_one_of_our_runs_takes_its_sizes_and_vocab(tmp_path):
