@@ -49,12 +49,13 @@ def test_two_workers_match_one_device(shards, tmp_path):
         [sys.executable, "-m", "tests.training.multiworker_step",
          batches_path, output], cwd=ROOT,
         env={**ENV, "TF_CONFIG": json.dumps(tf_config)}))
+  # The one-device reference trains while the workers start.
+  weights, one_device_losses = multiworker_step.train(
+      tf.distribute.get_strategy(), batches)
   for process in processes:
     assert process.wait(timeout=300) == 0
   chief = dict(np.load(output))
   losses = chief.pop("losses")
-  weights, one_device_losses = multiworker_step.train(
-      tf.distribute.get_strategy(), batches)
   np.testing.assert_allclose(losses, one_device_losses, rtol=0, atol=1e-5)
   for name, value in weights.items():
     np.testing.assert_allclose(chief[name], value, rtol=0, atol=1e-5,
@@ -85,6 +86,12 @@ def test_kill_minus_9_and_ctrl_c_then_rerun_equal_an_uninterrupted_run(
                  keep_checkpoint_max=1000)
   model_dir = str(tmp_path / "interrupted")
   command = _cli(model_dir, shards, hparams)
+  # The uninterrupted reference runs alongside.
+  clean_dir = str(tmp_path / "clean")
+  clean_log = tmp_path / "clean.log"
+  with open(clean_log, "w") as log:
+    clean = subprocess.Popen(_cli(clean_dir, shards, hparams), env=ENV,
+                             stdout=subprocess.DEVNULL, stderr=log)
   # kill -9 somewhere after step 6: the next run resumes from a checkpoint.
   process = _start_and_wait_for(command,
                                 os.path.join(model_dir, "ckpt-6.index"))
@@ -111,9 +118,7 @@ def test_kill_minus_9_and_ctrl_c_then_rerun_equal_an_uninterrupted_run(
   assert int(tf.train.latest_checkpoint(model_dir).rsplit("-", 1)[1]) > (
       stopped)
   subprocess.run(command, env=ENV, check=True, capture_output=True)
-  clean_dir = str(tmp_path / "clean")
-  subprocess.run(_cli(clean_dir, shards, hparams), env=ENV, check=True,
-                 capture_output=True)
+  assert clean.wait(timeout=300) == 0, clean_log.read_text()[-3000:]
   resumed = tf.train.latest_checkpoint(model_dir)
   assert resumed.endswith("ckpt-60")
   ra = tf.train.load_checkpoint(resumed)
@@ -126,17 +131,19 @@ def test_kill_minus_9_and_ctrl_c_then_rerun_equal_an_uninterrupted_run(
                                   err_msg=name)
 
 
-def _start_workers(model_dir, shards, hparams):
-  """Two `pretrain.py --strategy multi_worker` processes on localhost."""
+def _start_workers(model_dir, shards, hparams, logs):
+  """Two `pretrain.py --strategy multi_worker` processes on localhost,
+  their stderr into the files `logs`."""
   workers = [f"localhost:{p}" for p in _free_ports(2)]
   processes = []
   for index in range(2):
     tf_config = {"cluster": {"worker": workers},
                  "task": {"type": "worker", "index": index}}
-    processes.append(subprocess.Popen(
-        _cli(model_dir, shards, hparams) + ["--strategy", "multi_worker"],
-        env={**ENV, "TF_CONFIG": json.dumps(tf_config)},
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
+    with open(logs[index], "w") as log:
+      processes.append(subprocess.Popen(
+          _cli(model_dir, shards, hparams) + ["--strategy", "multi_worker"],
+          env={**ENV, "TF_CONFIG": json.dumps(tf_config)},
+          stdout=subprocess.DEVNULL, stderr=log))
   return processes
 
 
@@ -168,11 +175,12 @@ def test_two_worker_cli_killed_and_resumed_equals_one_device(shards, tmp_path):
   hparams = dict(tiny_config().hparams_passed, num_train_steps=30)
   config = tiny_config(num_train_steps=30)
   model_dir = str(tmp_path / "two_workers")
-  processes = _start_workers(model_dir, shards, hparams)
+  logs = [tmp_path / f"worker-{index}.log" for index in range(2)]
+  processes = _start_workers(model_dir, shards, hparams, logs)
   deadline = time.time() + 240
   while not os.path.exists(os.path.join(model_dir, "ckpt-6.index")):
     assert all(p.poll() is None for p in processes), [
-        p.communicate()[1][-2000:] for p in processes]
+        log.read_text()[-2000:] for log in logs]
     assert time.time() < deadline
     time.sleep(0.02)
   for process in processes:
@@ -180,19 +188,20 @@ def test_two_worker_cli_killed_and_resumed_equals_one_device(shards, tmp_path):
     process.wait()
   killed_at = tf.train.latest_checkpoint(model_dir)
   assert killed_at and not killed_at.endswith("ckpt-30")
-  processes = _start_workers(model_dir, shards, hparams)
-  errs = [process.communicate(timeout=300)[1] for process in processes]
-  assert [p.returncode for p in processes] == [0, 0], [
-      e[-3000:] for e in errs]
+  processes = _start_workers(model_dir, shards, hparams, logs)
+  # The one-device reference trains while the workers resume.
+  weights, _ = multiworker_step.train(
+      tf.distribute.get_strategy(), _worker_batches(shards, config, 30),
+      config)
+  codes = [process.wait(timeout=300) for process in processes]
+  errs = [log.read_text() for log in logs]
+  assert codes == [0, 0], [e[-3000:] for e in errs]
   assert all(f"resumed from {killed_at}" in e for e in errs), [
       e[-3000:] for e in errs]
   final = tf.train.latest_checkpoint(model_dir)
   assert final.endswith("ckpt-30")
   assert not [name for name in os.listdir(model_dir)
               if "temp" in name or "worker" in name], os.listdir(model_dir)
-  weights, _ = multiworker_step.train(
-      tf.distribute.get_strategy(), _worker_batches(shards, config, 30),
-      config)
   restored = multiworker_step.checkpoint_weights(final, config)
   assert restored.keys() == weights.keys()
   for name, value in weights.items():
