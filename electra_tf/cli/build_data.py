@@ -52,7 +52,7 @@ def define_flags(flag_values):
       ("num_workers", 1, "Machines sharing the corpus (by file)."),
       ("worker_index", 0, "This machine's index in [0, num_workers)."),
       ("seed", None, "Seed of the random segment/length choices; one "
-       "process on one worker reproduces the original after "
+       "job (one process, one worker) reproduces the original after "
        "random.seed(seed).")]:
     flags.DEFINE_integer(name, getattr(defaults, name), help_text,
                          lower_bound=lower_bound, flag_values=flag_values)

@@ -7,7 +7,7 @@ file (or TFDS record) from j, writes the shards i with i % n == j, and draws
 from its own `random.Random`, so its examples depend only on the seed and the
 job layout, never on scheduling or on the number of processes.
 
-Exact mode: with one job (one worker, one process) the rng is
+Exact mode: with one job (one worker running one job) the rng is
 `random.Random(seed)` and the files are shuffled with it before building,
 so the output equals the original `build_pretraining_dataset.py` run with
 `--num-processes 1` after `random.seed(seed)`.
@@ -121,7 +121,7 @@ class BuildConfig:
             if i % self.num_jobs == job_index]
 
   def worker_shards(self):
-    """Indices of the shards this worker's processes write."""
+    """Indices of the shards this worker's jobs write."""
     return sorted(i for local_index in range(self.worker_jobs)
                   for i in self.job_shards(self.job_index(local_index)))
 
