@@ -155,8 +155,9 @@ def test_paired_difference_matches_scipy_paired_t_test():
     statistics.paired_difference([1.0], [1.0, 2.0])
 
 
-def test_the_demos_docstring_corpus_is_written_under_the_output_dir(
+def test_the_docstring_corpus_data_is_reused_and_alike_on_any_core_count(
     tmp_path, monkeypatch):
+  # The demo's docstring corpus is written under the output dir.
   study = config(corpus=[], docstring_corpus_bytes=100_000, vocab_size=600,
                  vocab_sample_per_mille=1000, held_out_per_mille=100,
                  pretrain_hparams={"max_seq_length": 64})
