@@ -67,6 +67,10 @@ flags.DEFINE_list("tf_modes", ["xla"], "How to run our step, one row each: "
                   "kernels) and/or xla_but_matmuls (XLA for all but the "
                   "matmuls, which stay on TF's kernels: "
                   "\"jit_compile_matmuls\": false).")
+flags.DEFINE_list("replacement_sampling", ["gumbel_max"], "Samplers of the "
+                  "generator's replacements, our rows for each: gumbel_max "
+                  "(the original's, the default) and/or inverse_cdf "
+                  "(\"replacement_sampling\": \"inverse_cdf\").")
 flags.DEFINE_integer("threads", 0, "Threads for both frameworks (0: all "
                      "cores).")
 flags.DEFINE_boolean("skip_torch", False, "Do not run the PyTorch step.")
@@ -185,9 +189,17 @@ TF_MODES = {"xla": "XLA (jit_compile)",
             "xla_but_matmuls": "XLA but matmuls (jit_compile_matmuls false)"}
 
 
+def execution_name(mode, replacement_sampling):
+  """A row's execution column: the mode, and the sampler if not the
+  default."""
+  if replacement_sampling == "gumbel_max":
+    return TF_MODES[mode]
+  return f"{TF_MODES[mode]}, {replacement_sampling} sampling"
+
+
 def tf_implementation(config, special_ids, batch, mode):
   """Our `PretrainStep`, compiled as the pretraining loop compiles it."""
-  execution = TF_MODES[mode]
+  execution = execution_name(mode, config.replacement_sampling)
   model, optimizer, loss_scale = train_loop.build_model_and_optimizer(
       config, tf.distribute.get_strategy(), special_ids)
   step = train_step.PretrainStep(model, optimizer, loss_scale)
@@ -224,8 +236,11 @@ def row_builders(torch, configs, special_ids, batch):
   order of the tables (a row can be built alone, in a fresh process)."""
   builders = []
   for config in configs:
-    builders += [functools.partial(tf_implementation, config, special_ids,
-                                   batch, mode) for mode in FLAGS.tf_modes]
+    builders += [functools.partial(
+        tf_implementation,
+        config.override(replacement_sampling=sampler), special_ids, batch,
+        mode) for mode in FLAGS.tf_modes
+                 for sampler in FLAGS.replacement_sampling]
     if torch is not None:
       builders += [functools.partial(torch_implementation, torch, config,
                                      special_ids, batch, compile_model)
@@ -356,7 +371,9 @@ def _row(impl, flops_per_step, peak, baseline):
 
 def main(argv):
   del argv
-  for flag, known in (("tf_modes", TF_MODES), ("precision", PRECISIONS)):
+  for flag, known in (("tf_modes", TF_MODES), ("precision", PRECISIONS),
+                      ("replacement_sampling",
+                       config_lib.REPLACEMENT_SAMPLERS)):
     unknown = set(FLAGS[flag].value) - set(known)
     if unknown:
       raise app.UsageError(f"--{flag}: unknown {sorted(unknown)}; use "

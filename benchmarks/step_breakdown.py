@@ -45,7 +45,8 @@ from electra_tf.pretraining import train_step
 from electra_tf.training import xla_regions
 
 FLAGS = flags.FLAGS  # --preset, --batch_size, --seq_length, --steps,
-# --warmup_steps, --threads and --peak_seconds are pretrain_throughput's.
+# --warmup_steps, --threads, --peak_seconds and --replacement_sampling (a
+# table each) are pretrain_throughput's.
 flags.DEFINE_list("modes", ["float32:xla", "float32:graph",
                             "mixed_bfloat16:xla", "mixed_bfloat16:graph"],
                   "precision:execution pairs, one table each (execution: "
@@ -109,9 +110,9 @@ class Prefixes:
   def sampling(self):
     noise = self._noise()
     masked, logits, mlm = self._generated(noise)
-    sampled = sampling.sample_tokens(
+    sampled = sampling.sample_from_noise(
         logits, masked.masked_lm_ids, self.config.temperature,
-        self.config.disallow_correct, noise["sample_uniform"])
+        self.config.disallow_correct, noise)
     fake = sampling.replace_tokens(self.features[F.INPUT_IDS],
                                    masked.masked_lm_positions, sampled)
     return mlm.value + _consume([fake.fake_input_ids, fake.is_fake])
@@ -141,11 +142,13 @@ def phase_flops(config, batch_size):
           "backward": 2 * training / 3}
 
 
-def run_mode(preset, precision, execution, batch, special_ids):
+def run_mode(preset, precision, execution, batch, special_ids,
+             replacement_sampling="gumbel_max"):
   """{phase: median seconds of its prefix}, compile seconds."""
   config = config_lib.load_pretraining_config(preset, {
       "precision": precision, "train_batch_size": FLAGS.batch_size,
-      "max_seq_length": FLAGS.seq_length})
+      "max_seq_length": FLAGS.seq_length,
+      "replacement_sampling": replacement_sampling})
   prefixes = Prefixes(config, special_ids, batch)
   if execution == "xla_but_matmuls":
     functions = {name: tf.function(xla_regions.all_but_matmuls(
@@ -216,11 +219,15 @@ def main(argv):
     if dtype not in peaks:
       peaks[dtype] = cpu_measurements.matmul_peaks(dtype, FLAGS.peak_seconds)
     peak = peaks[dtype]["TF/XLA" if execution == "xla" else "TF/oneDNN"]
-    config, seconds, compiled = run_mode(FLAGS.preset, precision, execution,
-                                         batch, special_ids)
-    print(report(precision, execution, config, seconds, peak))
-    print("compile s: " + ", ".join(f"{n} {s:.0f}"
-                                    for n, s in compiled.items()))
+    for sampler in FLAGS.replacement_sampling:
+      config, seconds, compiled = run_mode(FLAGS.preset, precision,
+                                           execution, batch, special_ids,
+                                           sampler)
+      name = execution + ("" if sampler == "gumbel_max"
+                          else f", {sampler} sampling")
+      print(report(precision, name, config, seconds, peak))
+      print("compile s: " + ", ".join(f"{n} {s:.0f}"
+                                      for n, s in compiled.items()))
 
 
 if __name__ == "__main__":

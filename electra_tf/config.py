@@ -32,6 +32,9 @@ OBJECTIVES = ("electra", "mlm", "electra_15", "replace_mlm", "all_tokens_mlm")
 # Objectives whose model has no per-token replaced-or-not head.
 OBJECTIVES_WITHOUT_DETECTOR = ("mlm", "replace_mlm")
 OPTIMIZERS = ("adamw", "lamb")
+# How replacements are drawn from the generator (pretraining/sampling.py):
+# the original's Gumbel-max, or inverse-CDF from one uniform per slot.
+REPLACEMENT_SAMPLERS = ("gumbel_max", "inverse_cdf")
 # (low, high, whether the ends are allowed) of the numeric hparams.
 HPARAM_RANGES = {
     "gen_weight": (0.0, None, True), "disc_weight": (0.0, None, True),
@@ -182,6 +185,10 @@ class PretrainingConfig(hparams_lib.HparamsConfig):
   # matmuls run on TensorFlow's kernels (training/xla_regions.py). The
   # fastest bfloat16 mode on CPUs whose oneDNN bf16 matmuls beat XLA's.
   jit_compile_matmuls: bool = True
+  # One of REPLACEMENT_SAMPLERS. Both draw from the generator's softmax;
+  # "inverse_cdf" needs one random number per prediction slot instead of one
+  # per vocabulary entry, and changes which tokens a given seed draws.
+  replacement_sampling: str = "gumbel_max"
   # Pretraining health (pretraining/health.py): checked on
   # `health_eval_batches` held-out batches (eval_tfrecords, else training
   # data) every `health_every_steps` (0: at each checkpoint) once warmup is
@@ -295,6 +302,8 @@ def _resolve_pretraining(passed):
   _resolve_objective(values, passed)
   hparams_lib.check_choice(values, "optimizer", OPTIMIZERS)
   hparams_lib.check_choice(values, "precision", PRECISIONS)
+  hparams_lib.check_choice(values, "replacement_sampling",
+                           REPLACEMENT_SAMPLERS)
   for key in ("health_every_steps", "health_eval_batches",
               "stop_if_unhealthy_steps"):
     if values[key] < 0:

@@ -103,6 +103,8 @@ def test_override_rederives_from_intent():
      "unknown model_hparam_overrides key 'hiden_size'; "
      "did you mean 'hidden_size'?"),
     ({"model_size": "medium"}, "model_size 'medium' is not one of"),
+    ({"replacement_sampling": "gumbel"},
+     "replacement_sampling 'gumbel' is not one of gumbel_max, inverse_cdf"),
     ({"learning_rate": "5e-4"}, "hparam 'learning_rate' must be float"),
     ({"debug": 1}, "hparam 'debug' must be bool"),
     ({"electric_objective": True}, "electric_objective=true"),

@@ -25,8 +25,10 @@ TINY = {"train_batch_size": 4, "max_seq_length": 32, "vocab_size": 1100,
             "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0}}
 
 
-def test_the_prefixes_compute_the_train_steps_loss():
-  config = config_lib.load_pretraining_config("tiny", TINY)
+@pytest.mark.parametrize("sampler", ["gumbel_max", "inverse_cdf"])
+def test_the_prefixes_compute_the_train_steps_loss(sampler):
+  config = config_lib.load_pretraining_config(
+      "tiny", {**TINY, "replacement_sampling": sampler})
   special_ids, words = pretrain_throughput.vocab_ids(None, 1100)
   batch = pretrain_throughput.make_batch(4, 32, special_ids, words[:50])
   prefixes = step_breakdown.Prefixes(config, special_ids, batch)

@@ -39,7 +39,8 @@ class ElectraPretrainer(keras.Model):
 
   Call with a dict of int32 [B, L] `input_ids`, `input_mask`, `segment_ids`.
   Randomness is either injected with `noise` (a dict of `position_gumbel`
-  [B, N, L], `mask_uniform` [B, N], `sample_uniform` [B, N, V]) or drawn from
+  [B, N, L], `mask_uniform` [B, N], and `sample_uniform` [B, N, V] or
+  `slot_uniform` [B, N], which picks the sampler) or drawn from
   (`seed`, `step`, example index) by `noise.pretraining_noise`; examples are
   numbered from `example_offset`, so replicas can use global indices. Returns
   a dict of masking, sampling, logits and losses (see `call`).
@@ -113,7 +114,8 @@ class ElectraPretrainer(keras.Model):
     example_ids = tf.range(batch_size) + example_offset
     return noise_lib.pretraining_noise(
         seed, step, example_ids, self.config.max_predictions_per_seq,
-        seq_length, self.config.vocab_size)
+        seq_length, self.config.vocab_size,
+        self.config.replacement_sampling)
 
   def call(self, features, training=False, noise=None, seed=None, step=0,
            example_offset=0):
@@ -148,9 +150,9 @@ class ElectraPretrainer(keras.Model):
     _add_terms(out, "mlm", mlm)
     if config.objective == "mlm":
       return self._total(out)
-    sampled = sampling.sample_tokens(
+    sampled = sampling.sample_from_noise(
         mlm_logits, masked.masked_lm_ids, config.temperature,
-        config.disallow_correct, noise["sample_uniform"])
+        config.disallow_correct, noise)
     fake = sampling.replace_tokens(input_ids, masked.masked_lm_positions,
                                    sampled)
     fake_features = {F.INPUT_IDS: fake.fake_input_ids,

@@ -52,18 +52,24 @@ def gumbel(seed, step, example_ids, stream, shape_per_example):
 
 
 def pretraining_noise(seed, step, example_ids, max_predictions, seq_length,
-                      vocab_size):
+                      vocab_size, replacement_sampling="gumbel_max"):
   """The three noise tensors one pretraining step consumes.
 
   Returns a dict with `position_gumbel` [B, N, L], `mask_uniform` [B, N] and
-  `sample_uniform` [B, N, V], the arguments `ElectraPretrainer` takes as
-  `noise`.
+  the sampler's noise: `sample_uniform` [B, N, V] for `"gumbel_max"`,
+  `slot_uniform` [B, N] for `"inverse_cdf"` (see `sampling.py`); the
+  arguments `ElectraPretrainer` takes as `noise`.
   """
   n = max_predictions
-  return {
+  drawn = {
       "position_gumbel": gumbel(seed, step, example_ids, POSITION_STREAM,
                                 [n, seq_length]),
       "mask_uniform": uniform(seed, step, example_ids, MASK_STREAM, [n]),
-      "sample_uniform": uniform(seed, step, example_ids, SAMPLE_STREAM,
-                                [n, vocab_size]),
   }
+  if replacement_sampling == "inverse_cdf":
+    drawn["slot_uniform"] = uniform(seed, step, example_ids, SAMPLE_STREAM,
+                                    [n])
+  else:
+    drawn["sample_uniform"] = uniform(seed, step, example_ids, SAMPLE_STREAM,
+                                      [n, vocab_size])
+  return drawn
