@@ -355,12 +355,13 @@ def test_the_readme_serving_table_is_the_logged_one():
       section)
 
 
-def _breakdown(name):
-  """{precision: {phase: (seconds, share of peak)}} of a step_breakdown log,
-  with the whole step, the backward share and the matmul peak."""
+def _breakdown_tables(name):
+  """{(precision, execution): {phase: (seconds, share of peak)}} of a
+  step_breakdown log, with the whole step, the backward share and the
+  matmul peak."""
   phases = {}
   for block in _log(name).split("\n\n"):
-    precision = re.search(r"^(\w+), xla_but_matmuls: full step ([\d.]+) s "
+    precision = re.search(r"^(\w+), ([^:\n]+): full step ([\d.]+) s "
                           r"\(matmul peak (\d+)", block, re.M)
     if not precision:
       continue
@@ -369,12 +370,19 @@ def _breakdown(name):
       cells = [c.strip() for c in line.strip("|").split("|")]
       if line.startswith("| ") and cells[0] not in ("phase", "---"):
         rows[cells[0]] = (cells[1], cells[5])
-    rows["whole"] = (precision.group(2), "-")
+    rows["whole"] = (precision.group(3), "-")
     rows["backward share"] = re.search(r"^\| backward \| [\d.]+ \| (\d+%)",
                                        block, re.M).group(1)
-    rows["peak"] = precision.group(3)
-    phases[precision.group(1)] = rows
+    rows["peak"] = precision.group(4)
+    phases[precision.group(1, 2)] = rows
   return phases
+
+
+def _breakdown(name):
+  """{precision: rows} of a step_breakdown log's xla_but_matmuls tables."""
+  return {precision: rows for (precision, execution), rows
+          in _breakdown_tables(name).items()
+          if execution == "xla_but_matmuls"}
 
 
 BREAKDOWN_PHASES = {"masking": "masking", "generator": "generator forward",
@@ -403,6 +411,42 @@ def test_the_xla_but_matmuls_breakdown_is_the_logged_one(heading, name):
           f"{phases['mixed_bfloat16']['peak']} bfloat16 in this run)"
           ) in _flat(section)
   assert f"`benchmarks/logs/{name}`" in _flat(section)
+
+
+SAMPLERS_BREAKDOWN = (
+    "### Measured: inverse-CDF sampling on an AMD EPYC",
+    "step_breakdown_samplers_amd_2026-12-07.txt")
+
+
+def test_the_samplers_breakdown_is_the_logged_one():
+  tables = _breakdown_tables(SAMPLERS_BREAKDOWN[1])
+  columns = [(precision, execution + sampler)
+             for precision, execution in (("mixed_bfloat16",
+                                           "xla_but_matmuls"),
+                                          ("float32", "xla"))
+             for sampler in ("", ", inverse_cdf sampling")]
+  assert sorted(tables) == sorted(columns)
+  section = _section(SAMPLERS_BREAKDOWN[0])
+  for logged, shown in BREAKDOWN_PHASES.items():
+    cells = " | ".join(tables[column][logged][0] for column in columns)
+    line = next(l for l in section.splitlines()
+                if l.startswith(f"| {shown}"))
+    assert line.endswith(f" | {cells} |"), line
+  bf16, bf16_cdf, f32, f32_cdf = (tables[c]["sampling"][0] for c in columns)
+  assert (f"takes sampling from {bf16} to {bf16_cdf} s per step in bfloat16 "
+          f"and from {f32} to {f32_cdf} s in float32") in _flat(section)
+  assert (f"takes sampling from {bf16} to {bf16_cdf} s per ELECTRA-Small step "
+          f"in bfloat16 and from {f32} to {f32_cdf} s in float32"
+          ) in _flat(_read("README.md"))
+  assert f"`benchmarks/logs/{SAMPLERS_BREAKDOWN[1]}`" in _flat(section)
+  assert tables[columns[2]]["update"][0].startswith("-")
+  shares = [(float(tables[gumbel]["sampling"][0])
+             - float(tables[cdf]["sampling"][0]))
+            / float(tables[gumbel]["whole"][0])
+            for gumbel, cdf in ((columns[2], columns[3]),
+                                (columns[0], columns[1]))]
+  assert (f"at {shares[0]:.1%} and {shares[1]:.1%} of the step"
+          in _flat(section))
 
 
 def test_the_breakdown_prose_follows_from_the_logs():
