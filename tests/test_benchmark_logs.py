@@ -413,6 +413,51 @@ def test_the_xla_but_matmuls_breakdown_is_the_logged_one(heading, name):
   assert f"`benchmarks/logs/{name}`" in _flat(section)
 
 
+SAMPLERS_SECTION = ("### Measured: inverse-CDF sampling, both precisions on "
+                    "an AMD EPYC")
+SAMPLERS_LOG = "pretrain_throughput_samplers_amd_2026-12-07.txt"
+CDF = ", inverse_cdf sampling"
+
+
+def test_the_samplers_throughput_is_the_logged_one():
+  log = _log(SAMPLERS_LOG)
+  section = _section(SAMPLERS_SECTION)
+  table_lines = [l for l in log.splitlines()
+                 if l.startswith("| electra-tf") or l.startswith("| HF")]
+  assert len(table_lines) == 10
+  for line in table_lines:
+    assert line in section.splitlines(), line
+  rows = _table_rows(log)
+  seconds = {key: float(cells[3].split()[0]) for key, cells in rows.items()}
+  flat = _flat(section)
+  for precision, mode, words in (
+      ("mixed_bfloat16", FUSED, "the bfloat16 step with XLA but matmuls took"),
+      ("float32", XLA, "the float32 step with XLA")):
+    cdf, gumbel = seconds[(precision, mode + CDF)], seconds[(precision, mode)]
+    assert (f"{words} {cdf:.3f} s against {gumbel:.3f} s "
+            f"({1 - cdf / gumbel:.1%} less)") in flat, (words, cdf, gumbel)
+  assert (f"did not move ({seconds[('float32', FUSED + CDF)]:.3f} against "
+          f"{seconds[('float32', FUSED)]:.3f} s)") in flat
+  best = rows[("mixed_bfloat16", FUSED + CDF)]
+  assert min(seconds[k] for k in seconds if k[0] == "mixed_bfloat16") == (
+      seconds[("mixed_bfloat16", FUSED + CDF)])
+  assert (f"{best[7].split()[0]} PyTorch's eager bfloat16 step by the median "
+          f"({best[7].split()[1].strip('()')} by the minimum") in flat
+  assert f"at {best[6].split()[0]} of the bfloat16 matmul peak" in flat
+  f32 = rows[("float32", XLA + CDF)][7]
+  assert (f"XLA with inverse-CDF sampling is {f32.split()[0]} "
+          f"({f32.split()[1].strip('()')})") in flat
+  assert f"`benchmarks/logs/{SAMPLERS_LOG}`" in flat
+  bf16 = rows[("mixed_bfloat16", FUSED + CDF)][7].split()
+  assert (f"made that step {seconds[('mixed_bfloat16', FUSED + CDF)]:.3f} s "
+          f"against {seconds[('mixed_bfloat16', FUSED)]:.3f} s in one run on "
+          f"the AMD EPYC (2026-12-07), {bf16[0]} PyTorch's eager bfloat16 "
+          f"step of the same run by the median and {bf16[1].strip('()')} by "
+          f"the minimum; float32 with XLA took "
+          f"{seconds[('float32', XLA + CDF)]:.3f} s, {f32.split()[0]}"
+          ) in _flat(_read("README.md"))
+
+
 SAMPLERS_BREAKDOWN = (
     "### Measured: inverse-CDF sampling on an AMD EPYC",
     "step_breakdown_samplers_amd_2026-12-07.txt")
