@@ -35,6 +35,9 @@ OPTIMIZERS = ("adamw", "lamb")
 # How replacements are drawn from the generator (pretraining/sampling.py):
 # the original's Gumbel-max, or inverse-CDF from one uniform per slot.
 REPLACEMENT_SAMPLERS = ("gumbel_max", "inverse_cdf")
+# Keys added after runs had recorded their configs, with the value those
+# runs ran with: a record without one of them is read as holding that value.
+KEYS_ADDED_LATER = {"replacement_sampling": "gumbel_max"}
 # (low, high, whether the ends are allowed) of the numeric hparams.
 HPARAM_RANGES = {
     "gen_weight": (0.0, None, True), "disc_weight": (0.0, None, True),

@@ -53,12 +53,15 @@ def refuse_other_model(model_dir, record_file, current, keys):
         + "; ".join(changed) + "); use a new model dir")
 
 
-def claim(run_dir, record_file, settings, what, remedy, overwrite=False):
+def claim(run_dir, record_file, settings, what, remedy, overwrite=False,
+          added_later=None):
   """Checks `run_dir` against the settings of the run about to use it.
 
   Returns True when the dir holds `what` of these very settings (so it
   resumes, or is reused when finished), False when the dir is new (the
-  settings are then recorded).
+  settings are then recorded). `added_later` maps dotted setting paths
+  added since older records were written to the value those runs had; a
+  record without such a path is compared as if it held that value.
 
   Raises:
     ConfigError: the dir holds `what` of other settings (the differing keys
@@ -68,7 +71,8 @@ def claim(run_dir, record_file, settings, what, remedy, overwrite=False):
   path = os.path.join(run_dir, record_file)
   recorded = read_json(path)
   if recorded is not None:
-    changed = hparams_lib.differing_keys(recorded, settings)
+    changed = hparams_lib.differing_keys(
+        _with_added(recorded, added_later or {}), settings)
     if not changed:
       return True
     if not overwrite:
@@ -80,3 +84,17 @@ def claim(run_dir, record_file, settings, what, remedy, overwrite=False):
     tf.io.gfile.rmtree(run_dir)
   write_json(path, settings)
   return False
+
+
+def _with_added(record, added_later):
+  """`record` with each missing dotted path of `added_later` filled in
+  (where its parent is there)."""
+  record = json.loads(json.dumps(record))
+  for path, value in added_later.items():
+    *parents, key = path.split(".")
+    node = record
+    for parent in parents:
+      node = node.get(parent) if isinstance(node, dict) else None
+    if isinstance(node, dict):
+      node.setdefault(key, value)
+  return record

@@ -19,6 +19,7 @@ import time
 from absl import logging
 import tensorflow as tf
 
+from electra_tf import config as config_lib
 from electra_tf import errors
 from electra_tf.checkpoints import run_records
 from electra_tf.data import dataset_checks
@@ -123,7 +124,9 @@ class Study:
     run_dir = pretrain_dir(self.pretrain_root, label, seed)
     sub_runs.claim(run_dir, {"kind": "pretraining",
                              "config": config.to_dict(),
-                             "data": self.data.fingerprint})
+                             "data": self.data.fingerprint},
+                   added_later={f"config.{key}": value for key, value
+                                in config_lib.KEYS_ADDED_LATER.items()})
     special_ids = dataset_checks.special_token_ids(config)
     step = _latest_step(run_dir)
     timer = progress_lib.Timer()

@@ -2,6 +2,7 @@
 killed study that resumes and reuses finished sub-runs, changed settings
 refused, and one-line errors."""
 
+import glob
 import json
 import os
 import random
@@ -18,6 +19,7 @@ from electra_tf.pretraining import train_loop
 from electra_tf.study import report
 from electra_tf.study import runner
 from electra_tf.study import study_config
+from electra_tf.study import sub_runs
 from tests.finetuning import own_data
 from tests.finetuning import synthetic_tasks
 
@@ -116,7 +118,17 @@ def test_a_killed_study_resumes_reuses_and_reports(study_dir):
   markdown = open(os.path.join(output, report.RESULTS_MD)).read()
   assert "| electra |" in markdown and "electra - mlm" in markdown
 
-  # The same study again reuses everything; changed settings are refused.
+  # The same study again reuses everything, also from records written
+  # before a config key was added; changed settings are refused.
+  records = glob.glob(os.path.join(output, "pretrain", "*",
+                                   sub_runs.RECORD_FILE))
+  assert records
+  for path in records:
+    with open(path) as f:
+      record = json.load(f)
+    assert record["config"].pop("replacement_sampling") == "gumbel_max"
+    with open(path, "w") as f:
+      json.dump(record, f)
   assert runner.run_study(study, output) == written
   changed = study_config.StudyConfig.from_json(
       {**STUDY, "finetune_hparams": {**STUDY["finetune_hparams"],
