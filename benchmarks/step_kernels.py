@@ -187,14 +187,17 @@ def main(argv):
     raise app.UsageError(f"--tf_mode: {FLAGS.tf_mode!r} is not one of "
                          f"{KERNEL_MODES} (under xla the step is one XLA "
                          "executable; step_breakdown.py times its phases)")
-  if len(FLAGS.precision) != 1:
-    raise app.UsageError(f"--precision: one at a time, got {FLAGS.precision}")
+  for flag in ("precision", "replacement_sampling"):
+    if len(FLAGS[flag].value) != 1:
+      raise app.UsageError(
+          f"--{flag}: one at a time, got {FLAGS[flag].value}")
   if FLAGS.inter_op_threads:
     tf.config.threading.set_inter_op_parallelism_threads(
         FLAGS.inter_op_threads)
   config = config_lib.load_pretraining_config(
       FLAGS.preset, train_batch_size=FLAGS.batch_size,
-      max_seq_length=FLAGS.seq_length, precision=FLAGS.precision[0])
+      max_seq_length=FLAGS.seq_length, precision=FLAGS.precision[0],
+      replacement_sampling=FLAGS.replacement_sampling[0])
   special_ids, word_ids = pretrain_throughput.vocab_ids(FLAGS.vocab_file,
                                                         config.vocab_size)
   batch = pretrain_throughput.make_batch(FLAGS.batch_size, FLAGS.seq_length,
