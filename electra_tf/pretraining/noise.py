@@ -69,7 +69,10 @@ def pretraining_noise(seed, step, example_ids, max_predictions, seq_length,
   if replacement_sampling == "inverse_cdf":
     drawn["slot_uniform"] = uniform(seed, step, example_ids, SAMPLE_STREAM,
                                     [n])
-  else:
+  elif replacement_sampling == "gumbel_max":
     drawn["sample_uniform"] = uniform(seed, step, example_ids, SAMPLE_STREAM,
                                       [n, vocab_size])
+  else:
+    raise ValueError(f"replacement_sampling {replacement_sampling!r} is not "
+                     "gumbel_max or inverse_cdf")
   return drawn

@@ -107,14 +107,21 @@ def test_disallow_correct_and_temperature():
   assert (flat != original).mean() > 0.5  # high temperature ~ uniform
 
 
-def test_noise_is_independent_of_how_the_batch_is_split():
-  whole = noise.pretraining_noise(7, 3, tf.range(4), 5, 12, 30)
-  half = noise.pretraining_noise(7, 3, tf.range(2, 4), 5, 12, 30)
-  for key in whole:
-    np.testing.assert_array_equal(whole[key][2:], half[key])
-  other_step = noise.pretraining_noise(7, 4, tf.range(4), 5, 12, 30)
-  assert not np.array_equal(whole["sample_uniform"],
-                            other_step["sample_uniform"])
+@pytest.mark.parametrize("sampler,key", [("gumbel_max", "sample_uniform"),
+                                         ("inverse_cdf", "slot_uniform")])
+def test_noise_is_independent_of_how_the_batch_is_split(sampler, key):
+  whole = noise.pretraining_noise(7, 3, tf.range(4), 5, 12, 30, sampler)
+  half = noise.pretraining_noise(7, 3, tf.range(2, 4), 5, 12, 30, sampler)
+  assert key in whole
+  for name in whole:
+    np.testing.assert_array_equal(whole[name][2:], half[name])
+  other_step = noise.pretraining_noise(7, 4, tf.range(4), 5, 12, 30, sampler)
+  assert not np.array_equal(whole[key], other_step[key])
+
+
+def test_an_unknown_sampler_is_named():
+  with pytest.raises(ValueError, match="'gumbel' is not gumbel_max or"):
+    noise.pretraining_noise(7, 3, tf.range(4), 5, 12, 30, "gumbel")
 
 
 def test_noise_is_uniform():
