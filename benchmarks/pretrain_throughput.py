@@ -189,17 +189,16 @@ TF_MODES = {"xla": "XLA (jit_compile)",
             "xla_but_matmuls": "XLA but matmuls (jit_compile_matmuls false)"}
 
 
-def execution_name(mode, replacement_sampling):
-  """A row's execution column: the mode, and the sampler if not the
-  default."""
-  if replacement_sampling == "gumbel_max":
-    return TF_MODES[mode]
-  return f"{TF_MODES[mode]}, {replacement_sampling} sampling"
+def with_sampler(execution, replacement_sampling):
+  """An execution's name, with the sampler if it is not the default."""
+  if replacement_sampling == config_lib.PretrainingConfig.replacement_sampling:
+    return execution
+  return f"{execution}, {replacement_sampling} sampling"
 
 
 def tf_implementation(config, special_ids, batch, mode):
   """Our `PretrainStep`, compiled as the pretraining loop compiles it."""
-  execution = execution_name(mode, config.replacement_sampling)
+  execution = with_sampler(TF_MODES[mode], config.replacement_sampling)
   model, optimizer, loss_scale = train_loop.build_model_and_optimizer(
       config, tf.distribute.get_strategy(), special_ids)
   step = train_step.PretrainStep(model, optimizer, loss_scale)

@@ -143,7 +143,8 @@ def phase_flops(config, batch_size):
 
 
 def run_mode(preset, precision, execution, batch, special_ids,
-             replacement_sampling="gumbel_max"):
+             replacement_sampling=(
+                 config_lib.PretrainingConfig.replacement_sampling)):
   """{phase: median seconds of its prefix}, compile seconds."""
   config = config_lib.load_pretraining_config(preset, {
       "precision": precision, "train_batch_size": FLAGS.batch_size,
@@ -223,9 +224,9 @@ def main(argv):
       config, seconds, compiled = run_mode(FLAGS.preset, precision,
                                            execution, batch, special_ids,
                                            sampler)
-      name = execution + ("" if sampler == "gumbel_max"
-                          else f", {sampler} sampling")
-      print(report(precision, name, config, seconds, peak))
+      print(report(precision,
+                   pretrain_throughput.with_sampler(execution, sampler),
+                   config, seconds, peak))
       print("compile s: " + ", ".join(f"{n} {s:.0f}"
                                       for n, s in compiled.items()))
 

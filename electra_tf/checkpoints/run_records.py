@@ -89,7 +89,7 @@ def claim(run_dir, record_file, settings, what, remedy, overwrite=False,
 def _with_added(record, added_later):
   """`record` with each missing dotted path of `added_later` filled in
   (where its parent is there)."""
-  record = json.loads(json.dumps(record))
+  record = normalised(record)
   for path, value in added_later.items():
     *parents, key = path.split(".")
     node = record
