@@ -363,6 +363,9 @@ INLINE_PLAN = {
     "python benchmarks/pretrain_throughput.py --precision=float32,"
     "mixed_bfloat16 --tf_modes=xla,xla_but_matmuls --replacement_sampling="
     "gumbel_max,inverse_cdf --notorch_compile": BENCHMARK,
+    "python benchmarks/step_breakdown.py --modes=mixed_bfloat16:"
+    "xla_but_matmuls,float32:xla --replacement_sampling=gumbel_max,"
+    "inverse_cdf --steps=8": BENCHMARK,
     "python benchmarks/health_overhead.py": BENCHMARK,
     "python benchmarks/data_prep_throughput.py --corpus_mb=64": BENCHMARK,
     "python benchmarks/data_prep_throughput.py --input=study_data/corpus/"
