@@ -37,11 +37,15 @@ def gelu_written_gradient(x):
   x32 = tf.cast(x, tf.float32)
 
   def grad(upstream):
-    x32 = tf.cast(x, tf.float32)
-    pdf = _INV_SQRT_2PI * tf.exp(-0.5 * tf.square(x32))
+    # Recomputed from x with other ops than the forward's (Phi(x) as
+    # 1 - Phi(-x), erf being odd): identical ops would be merged with the
+    # forward's by the graph optimizer, which then keeps x and Phi(x) in
+    # float32 from the forward to the backward pass (4x the memory of x).
+    minus_x32 = tf.cast(-x, tf.float32)
+    pdf = _INV_SQRT_2PI * tf.exp(-0.5 * tf.square(minus_x32))
+    cdf = 0.5 - 0.5 * tf.math.erf(minus_x32 * _SQRT_HALF)
     return tf.cast(
-        tf.cast(upstream, tf.float32) * (_normal_cdf(x32) + x32 * pdf),
-        x.dtype)
+        tf.cast(upstream, tf.float32) * (cdf - minus_x32 * pdf), x.dtype)
 
   return tf.cast(x32 * _normal_cdf(x32), x.dtype), grad
 

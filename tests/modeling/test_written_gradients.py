@@ -98,6 +98,29 @@ def test_gelu_gradient_equals_autodiff(eager):
                     _gradients(keras_gelu, (x,), eager=eager), 1e-5)
 
 
+
+def test_gelu_gradient_shares_no_op_with_the_forward():
+  # The graph optimizer merges ops of equal type, inputs and attributes; a
+  # backward op equal to a forward one would keep the forward's float32
+  # intermediates alive until the backward pass.
+  x = _x([4, 64], "bfloat16")
+
+  def value_and_gradient(a):
+    with tf.GradientTape() as tape:
+      tape.watch(a)
+      y = activations.gelu_written_gradient(a)
+    return y, tape.gradient(y, a, output_gradients=tf.ones_like(y))
+
+  graph = tf.function(value_and_gradient).get_concrete_function(x).graph
+  seen = {}
+  for op in graph.get_operations():
+    if op.type in ("Const", "Placeholder"):
+      continue
+    key = (op.type, tuple(t.name for t in op.inputs),
+           tuple(sorted((k, str(v)) for k, v in op.node_def.attr.items())))
+    assert key not in seen, f"{op.name} equals {seen[key]}"
+    seen[key] = op.name
+
 def _layer_pairs(dtype):
   """(ours, Keras') Dense and LayerNorm pairs with equal weights."""
   pairs = [(dense.Dense(6, dtype=dtype), keras.layers.Dense(6, dtype=dtype)),
