@@ -37,6 +37,27 @@ def _assert_all_close(a, b, tolerance):
     np.testing.assert_allclose(x, y, rtol=tolerance, atol=tolerance)
 
 
+def _assert_no_mergeable_ops(graph):
+  """No two ops of `graph` compute the same thing (equal type and
+  attributes, inputs from equal ops, constants equal by value): the graph
+  optimizer would merge them, and a backward op merged with a forward one
+  keeps the forward's result alive until the backward pass."""
+  keys, seen = {}, {}
+  for op in graph.get_operations():  # in creation order: inputs first
+    attrs = tuple(sorted((k, v.SerializeToString())
+                         for k, v in op.node_def.attr.items()))
+    if op.type == "Const":
+      keys[op.name] = ("Const", attrs)
+      continue
+    if op.type == "Placeholder":
+      keys[op.name] = op.name
+      continue
+    key = (op.type, tuple((keys[t.op.name], t.value_index)
+                          for t in op.inputs), attrs)
+    assert key not in seen, f"{op.name} equals {seen[key]}"
+    seen[key] = op.name
+    keys[op.name] = key
+
 def test_column_sums_is_the_sum_over_leading_axes():
   t = _x([2, 3, 5])
   np.testing.assert_allclose(column_sums(t).numpy(),
@@ -112,14 +133,8 @@ def test_gelu_gradient_shares_no_op_with_the_forward():
     return y, tape.gradient(y, a, output_gradients=tf.ones_like(y))
 
   graph = tf.function(value_and_gradient).get_concrete_function(x).graph
-  seen = {}
-  for op in graph.get_operations():
-    if op.type in ("Const", "Placeholder"):
-      continue
-    key = (op.type, tuple(t.name for t in op.inputs),
-           tuple(sorted((k, str(v)) for k, v in op.node_def.attr.items())))
-    assert key not in seen, f"{op.name} equals {seen[key]}"
-    seen[key] = op.name
+  _assert_no_mergeable_ops(graph)
+
 
 def _layer_pairs(dtype):
   """(ours, Keras') Dense and LayerNorm pairs with equal weights."""
