@@ -265,13 +265,8 @@ def test_the_quoted_ratios_follow_from_the_log(log):
   section = _flat(_section())
   assert (f"{fastest_bf16:.3f} s against {fastest_f32:.3f} s for float32 "
           f"with XLA ({fastest_f32 / fastest_bf16:.2f}x)") in section
-  readme = _flat(_read("README.md"))
   f32_ratio = f32["XLA (jit_compile)"][1]
   bf16_ratio = bf16["XLA but matmuls (jit_compile_matmuls false)"][1]
-  assert (f"XLA {fastest_f32:.3f} s/step, {f32_ratio} PyTorch's eager "
-          f"{f32['eager'][0]:.3f}") in readme
-  assert (f"{fastest_bf16:.3f} s/step, the fastest of all, {bf16_ratio} "
-          f"PyTorch's eager bfloat16 step ({bf16['eager'][0]:.3f})") in readme
   assert f"{f32_ratio} in float32" in section
   assert f"{bf16_ratio} in bfloat16" in section
 
@@ -727,3 +722,81 @@ def test_the_kernel_table_and_its_prose_are_the_logged_ones():
           f"({float(adds[0][0]) + float(adds[1][0]):.1f} ms)") in text
   assert (f"took {float(before['matmul'][0]):.0f} ms against "
           f"{matmul_ms:.0f})") in text
+
+
+XEON_SAMPLERS_SECTION = ("### Measured: inverse-CDF sampling and the "
+                         "bfloat16 GELU's backward on an Intel Xeon")
+# The same command before and after the bfloat16 GELU change, the same day.
+XEON_SAMPLERS_LOGS = ("pretrain_throughput_samplers_2026-12-07.txt",
+                      "pretrain_throughput_samplers_gelu_2026-12-07.txt")
+
+
+def test_the_xeon_samplers_runs_are_quoted_as_logged():
+  section = _section(XEON_SAMPLERS_SECTION)
+  text, readme = _flat(section), _flat(_read("README.md"))
+  before, after = (_table_rows(_log(name)) for name in XEON_SAMPLERS_LOGS)
+  for name in XEON_SAMPLERS_LOGS:
+    lines = [l for l in _log(name).splitlines() if l.startswith("| electra")
+             or l.startswith("| HF")]
+    assert len(lines) == 10
+    for line in lines:
+      assert line in section.splitlines(), line
+    assert f"`benchmarks/logs/{name}`" in text
+  best = ("mixed_bfloat16", FUSED + CDF)
+  f32 = ("float32", XLA + CDF)
+  seconds = lambda rows, key: rows[key][3].split()[0]
+  ratios = lambda rows, key: [r.strip("()") for r in rows[key][7].split()]
+  eager = lambda rows, precision: rows[(precision, "eager")][3].split()
+  for rows in (before, after):
+    ours = [float(seconds(rows, k)) for k in rows if k[1] != "eager"]
+    assert float(seconds(rows, best)) == min(ours)
+  assert (f"sampling: {seconds(after, best)} s after the GELU change, "
+          f"{ratios(after, best)[0]} PyTorch's eager bfloat16 step by the "
+          f"median and {ratios(after, best)[1]} by the minimum; "
+          f"{seconds(before, best)} s before it, {ratios(before, best)[0]} "
+          f"({ratios(before, best)[1]})") in text
+  assert (f"a median of {eager(before, 'mixed_bfloat16')[0]} s (minimum "
+          f"{eager(before, 'mixed_bfloat16')[1].strip('()')}) in the first "
+          f"run and {eager(after, 'mixed_bfloat16')[0]} s "
+          f"({eager(after, 'mixed_bfloat16')[1].strip('()')})") in text
+  assert (f"{ratios(before, f32)[0]} ({ratios(before, f32)[1]}) in the first "
+          f"run and {ratios(after, f32)[0]} ({ratios(after, f32)[1]}) in the "
+          f"second; with Gumbel-max sampling "
+          f"{ratios(before, ('float32', XLA))[0]} and "
+          f"{ratios(after, ('float32', XLA))[0]}") in text
+  mfu = sorted({before[best][6].split()[0], after[best][6].split()[0]})
+  assert f"uses {mfu[0].rstrip('%')}-{mfu[-1]} of the bfloat16" in text
+  peak = re.search(r"bfloat16 matmul peak, (\d+) GFLOP/s",
+                   _log(XEON_SAMPLERS_LOGS[1])).group(1)
+  assert (f"float32 with XLA and inverse-CDF sampling {seconds(after, f32)} "
+          f"s/step, {ratios(after, f32)[0]} PyTorch's eager "
+          f"{eager(after, 'float32')[0]} ({ratios(after, f32)[1]} by the "
+          "minimum)") in readme
+  assert (f"inverse-CDF sampling {seconds(after, best)} s/step, the fastest "
+          f"of all, {ratios(after, best)[0]} PyTorch's eager bfloat16 step "
+          f"({eager(after, 'mixed_bfloat16')[0]}; {ratios(after, best)[1]} by "
+          f"the minimum), at {after[best][6].split()[0]} of the bfloat16 "
+          f"matmul peak ({peak} GFLOP/s)") in readme
+  assert (f"gave {ratios(before, f32)[0]} in float32 and "
+          f"{ratios(before, best)[0]} in bfloat16 ({seconds(before, best)} "
+          "s/step") in readme
+  for name in XEON_SAMPLERS_LOGS:
+    assert f"`benchmarks/logs/{name}`" in readme
+
+
+def test_the_xeon_kernel_table_is_the_logged_one():
+  name = "step_kernels_inverse_cdf_2026-12-07.txt"
+  section = _section("### Measured: bfloat16, XLA but matmuls, inverse-CDF "
+                     "sampling, on an Intel Xeon")
+  log = _log(name)
+  tables = log[log.index("| kernels"):].strip()
+  assert tables in section
+  rows = _kernel_rows(name)
+  matmul_ms = float(rows["matmul"][0])
+  runs = rows["XLA cluster run"]
+  assert (f"the matmul kernels take {rows['matmul'][1]} of the serial step "
+          f"(287.6 GFLOP at {287.6 / matmul_ms * 1e3:.0f} GFLOP/s), XLA's "
+          f"{runs[2]} cluster executions per step {runs[1]} ({runs[0]} ms)"
+          ) in _flat(section)
+  profiled = re.search(r"wall time per step: ([\d.]+) ms", log)
+  assert f"(profiled step {float(profiled.group(1)):.0f} ms)" in _flat(section)
