@@ -15,19 +15,26 @@ cluster runs by duration. With one inter-op thread (the default here) the
 kernels run one at a time, so the rows add up to the step; the wall time
 per profiled step is printed beside them.
 `--inter_op_threads=0` profiles the step as trained (kernels overlap, rows
-then add up to more than the step). See benchmarks/README.md.
+then add up to more than the step). `--clusters=N` (XLA but matmuls) also
+lists the N XLA clusters that take longest, each with its op types and the
+name scope most of its ops come from, read from the clustering pass's
+graph dump. See benchmarks/README.md.
 """
 
 import collections
 import dataclasses
+import os
 import re
 import shutil
+import sys
 import tempfile
 import time
 
 from absl import app
 from absl import flags
+from google.protobuf import text_format
 import tensorflow as tf
+from tensorflow.core.framework import graph_pb2
 from tensorflow.tsl.profiler.protobuf import xplane_pb2
 
 import pretrain_throughput
@@ -44,6 +51,8 @@ flags.DEFINE_integer("profiled_steps", 3, "Steps inside the profile.")
 flags.DEFINE_integer("inter_op_threads", 1, "TensorFlow's inter-op "
                      "threads (0: TensorFlow's default).")
 flags.DEFINE_integer("top", 12, "Rows of kernels outside XLA to list.")
+flags.DEFINE_integer("clusters", 0, "List this many XLA clusters, longest "
+                     "first, by their ops (xla_but_matmuls only).")
 FLAGS.set_default("precision", ["mixed_bfloat16"])  # one precision here
 
 # Executor threads, where TensorFlow's kernels start (XLA's own work runs
@@ -51,6 +60,12 @@ FLAGS.set_default("precision", ["mixed_bfloat16"])  # one precision here
 EXECUTOR_THREAD = "tf_Compute"
 # A kernel's event: "<node name>:<op type>".
 _KERNEL = re.compile(r"^[^:]+:(?P<op>[A-Z_][A-Za-z0-9_]*)$")
+# An XLA cluster's run: "cluster_<n>_<k>/xla_run:_XlaRun".
+_CLUSTER_RUN = re.compile(r"^(?P<cluster>cluster_\d+)_\d+/xla_run:_XlaRun$")
+# The clustering pass's dump of the graph, its nodes marked with their
+# cluster (`_XlaCluster`), under TF_DUMP_GRAPH_PREFIX.
+CLUSTERED_GRAPH = "mark_for_compilation.pbtxt"
+CLUSTERING_DEBUG = "--tf_xla_clustering_debug"
 
 
 @dataclasses.dataclass
@@ -60,6 +75,7 @@ class KernelTimes:
   count: collections.Counter
   span_ms: float  # first kernel start to last kernel end, all threads
   cluster_runs_ms: list  # each `_XlaRun`'s duration
+  ms_by_cluster: collections.Counter  # summed `_XlaRun` ms per cluster
 
 
 def kernel_kind(op):
@@ -78,7 +94,7 @@ def kernel_kind(op):
 def kernel_times(space):
   """`KernelTimes` of the executor threads of an `XSpace`'s host plane."""
   ms, count = collections.Counter(), collections.Counter()
-  cluster_runs = []
+  cluster_runs, by_cluster = [], collections.Counter()
   first, last = None, None
   for plane in space.planes:
     if plane.name != "/host:CPU":
@@ -88,10 +104,14 @@ def kernel_times(space):
         continue
       kernels = []
       for event in line.events:
-        match = _KERNEL.match(plane.event_metadata[event.metadata_id].name)
+        name = plane.event_metadata[event.metadata_id].name
+        match = _KERNEL.match(name)
         if match:
           kernels.append((event.offset_ps, event.duration_ps,
                           match.group("op")))
+        run = _CLUSTER_RUN.match(name)
+        if run:
+          by_cluster[run.group("cluster")] += event.duration_ps / 1e9
       kernels.sort()
       end = None
       for start, duration, op in kernels:
@@ -111,7 +131,47 @@ def kernel_times(space):
         last = max(last or 0, at + duration)
   return KernelTimes(ms, count,
                      0.0 if first is None else (last - first) / 1e9,
-                     cluster_runs)
+                     cluster_runs, by_cluster)
+
+
+def cluster_members(graph_def):
+  """{cluster: [(op type, node name)]} of a graph marked by the clustering
+  pass (its functions' nodes included)."""
+  members = collections.defaultdict(list)
+  nodes = list(graph_def.node)
+  for function in graph_def.library.function:
+    nodes += function.node_def
+  for node in nodes:
+    if "_XlaCluster" in node.attr:
+      members[node.attr["_XlaCluster"].s.decode()].append(
+          (node.op, node.name))
+  return members
+
+
+def _main_scope(names):
+  """The name scope most of `names` sit in; names at the top level (often
+  ops that grappler made or renamed) only where no name has a scope."""
+  scopes = collections.Counter(name.rsplit("/", 1)[0] for name in names
+                               if "/" in name)
+  if scopes:
+    return scopes.most_common(1)[0][0]
+  return "(top level)" if names else "?"
+
+
+def report_clusters(ms_by_cluster, members, steps, top):
+  """Markdown rows of the `top` longest clusters: ms per step, their ops
+  (constants not counted), the commonest op types and the main scope."""
+  print("\n| XLA cluster | ms per step | ops | commonest op types | "
+        "main name scope |")
+  print("|---|---|---|---|---|")
+  longest = sorted(ms_by_cluster.items(), key=lambda item: -item[1])
+  for cluster, ms in longest[:top]:
+    ops = [(op, name) for op, name in members.get(cluster, ())
+           if op != "Const"]
+    kinds = collections.Counter(op for op, _ in ops).most_common(4)
+    kinds_text = ", ".join(f"{op} {n}" for op, n in kinds) or "?"
+    print(f"| {cluster} | {ms / steps:.1f} | {len(ops)} | {kinds_text} | "
+          f"{_main_scope([name for _, name in ops])} |")
 
 
 # Upper bounds (ms) of the bins XLA cluster runs are counted in.
@@ -191,9 +251,22 @@ def main(argv):
     if len(FLAGS[flag].value) != 1:
       raise app.UsageError(
           f"--{flag}: one at a time, got {FLAGS[flag].value}")
+  if FLAGS.clusters and FLAGS.tf_mode != "xla_but_matmuls":
+    raise app.UsageError("--clusters: only under --tf_mode=xla_but_matmuls "
+                         "(graph mode has no XLA clusters)")
   if FLAGS.inter_op_threads:
     tf.config.threading.set_inter_op_parallelism_threads(
         FLAGS.inter_op_threads)
+  if FLAGS.clusters and CLUSTERING_DEBUG not in os.environ.get(
+      "TF_XLA_FLAGS", ""):
+    # TensorFlow reads its XLA flags once, when its runtime starts: run this
+    # script again with the clustering pass's graph dump asked for.
+    os.environ["TF_XLA_FLAGS"] = " ".join(
+        [os.environ.get("TF_XLA_FLAGS", ""), CLUSTERING_DEBUG])
+    os.environ["TF_DUMP_GRAPH_PREFIX"] = tempfile.mkdtemp(
+        prefix="step_kernels_graphs_")
+    sys.stdout.flush()
+    os.execv(sys.executable, [sys.executable] + sys.argv)
   config = config_lib.load_pretraining_config(
       FLAGS.preset, train_batch_size=FLAGS.batch_size,
       max_seq_length=FLAGS.seq_length, precision=FLAGS.precision[0],
@@ -212,7 +285,16 @@ def main(argv):
     raise RuntimeError(impl.error)
   print(f"first step {impl.compile_seconds:.0f} s", flush=True)
   space, seconds = profile_steps(impl.step_fn, FLAGS.profiled_steps)
-  report(kernel_times(space), FLAGS.profiled_steps, seconds, FLAGS.top)
+  times = kernel_times(space)
+  report(times, FLAGS.profiled_steps, seconds, FLAGS.top)
+  if FLAGS.clusters:
+    graph_dump = os.environ["TF_DUMP_GRAPH_PREFIX"]
+    graph_def = graph_pb2.GraphDef()
+    with tf.io.gfile.GFile(os.path.join(graph_dump, CLUSTERED_GRAPH)) as f:
+      text_format.Parse(f.read(), graph_def)
+    shutil.rmtree(graph_dump)
+    report_clusters(times.ms_by_cluster, cluster_members(graph_def),
+                    FLAGS.profiled_steps, FLAGS.clusters)
 
 
 if __name__ == "__main__":

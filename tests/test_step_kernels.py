@@ -5,6 +5,7 @@ import os
 import sys
 
 import pytest
+from tensorflow.core.framework import graph_pb2
 from tensorflow.tsl.profiler.protobuf import xplane_pb2
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
@@ -45,6 +46,7 @@ def test_kernels_are_summed_by_kind_with_the_gaps_between_them():
   assert times.count["XLA cluster run"] == 1
   assert times.span_ms == pytest.approx(21)
   assert times.cluster_runs_ms == pytest.approx([5])
+  assert dict(times.ms_by_cluster) == pytest.approx({"cluster_7": 5})
 
 
 def test_cluster_runs_are_counted_in_bins_by_duration():
@@ -54,3 +56,32 @@ def test_cluster_runs_are_counted_in_bins_by_duration():
       (float("inf"), 2)]
   assert bins[0][2] == pytest.approx(0.05)
   assert bins[-1][2] == pytest.approx(45.0)
+
+
+def test_clusters_are_listed_longest_first_with_their_ops(capsys):
+  graph = graph_pb2.GraphDef()
+  for cluster, op, name in (
+      ("cluster_7", "Erf", "model/layer_0/gelu/Erf"),
+      ("cluster_7", "Mul", "model/layer_0/gelu/mul"),
+      ("cluster_7", "Mul", "model/layer_0/gelu/mul_1"),
+      ("cluster_7", "Const", "model/layer_0/gelu/Const"),
+      ("cluster_9", "Exp", "model/softmax/Exp"),
+      ("cluster_9", "Mul", "mul_3"), ("cluster_9", "Mul", "mul_4"),
+      ("cluster_4", "Sub", "sub_1")):
+    node = graph.node.add(op=op, name=name)
+    node.attr["_XlaCluster"].s = cluster.encode()
+  graph.node.add(op="MatMul", name="model/layer_0/dense/MatMul")
+  inside = graph.library.function.add().node_def.add(op="Sum", name="grad/Sum")
+  inside.attr["_XlaCluster"].s = b"cluster_9"
+  members = step_kernels.cluster_members(graph)
+  assert sorted(members) == ["cluster_4", "cluster_7", "cluster_9"]
+  assert ("Sum", "grad/Sum") in members["cluster_9"]
+  step_kernels.report_clusters(
+      {"cluster_9": 2.0, "cluster_7": 6.0, "cluster_4": 1.5,
+       "cluster_3": 1.0}, members, steps=2, top=3)
+  rows = [line for line in capsys.readouterr().out.splitlines()
+          if line.startswith("| cluster_")]
+  assert rows == [
+      "| cluster_7 | 3.0 | 3 | Mul 2, Erf 1 | model/layer_0/gelu |",
+      "| cluster_9 | 1.0 | 4 | Mul 2, Exp 1, Sum 1 | model/softmax |",
+      "| cluster_4 | 0.8 | 1 | Sub 1 | (top level) |"]
