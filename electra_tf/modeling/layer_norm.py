@@ -30,11 +30,15 @@ def normalize(epsilon):
   def normalize(x, gamma, beta):
 
     def grad(upstream, variables=None):
-      x32 = tf.cast(x, tf.float32)
-      centered = x32 - tf.reduce_mean(x32, -1, keepdims=True)
-      inv_std = tf.math.rsqrt(
-          tf.reduce_mean(tf.square(centered), -1, keepdims=True) + epsilon)
-      x_hat = centered * inv_std  # [..., C]
+      # From -x, whose centred values are exactly minus x's: the forward's
+      # float32 cast of x would otherwise be merged with this one by the
+      # graph optimizer and kept, in float32, until the backward pass.
+      minus_x32 = tf.cast(-x, tf.float32)
+      minus_centered = minus_x32 - tf.reduce_mean(minus_x32, -1,
+                                                  keepdims=True)
+      inv_std = tf.math.rsqrt(tf.reduce_mean(
+          tf.square(minus_centered), -1, keepdims=True) + epsilon)
+      x_hat = -minus_centered * inv_std  # [..., C]
       dy = tf.cast(upstream, tf.float32)
       g = dy * gamma
       dx = inv_std * (g - tf.reduce_mean(g, -1, keepdims=True) - x_hat *
