@@ -65,7 +65,8 @@ _CLUSTER_RUN = re.compile(r"^(?P<cluster>cluster_\d+)_\d+/xla_run:_XlaRun$")
 # The clustering pass's dump of the graph, its nodes marked with their
 # cluster (`_XlaCluster`), under TF_DUMP_GRAPH_PREFIX.
 CLUSTERED_GRAPH = "mark_for_compilation.pbtxt"
-CLUSTERING_DEBUG = "--tf_xla_clustering_debug"
+# Set (to the dump's temporary directory) in the re-run with the dump on.
+GRAPH_DUMP_ENV = "STEP_KERNELS_GRAPH_DUMP"
 
 
 @dataclasses.dataclass
@@ -257,14 +258,14 @@ def main(argv):
   if FLAGS.inter_op_threads:
     tf.config.threading.set_inter_op_parallelism_threads(
         FLAGS.inter_op_threads)
-  if FLAGS.clusters and CLUSTERING_DEBUG not in os.environ.get(
-      "TF_XLA_FLAGS", ""):
+  if FLAGS.clusters and GRAPH_DUMP_ENV not in os.environ:
     # TensorFlow reads its XLA flags once, when its runtime starts: run this
     # script again with the clustering pass's graph dump asked for.
-    os.environ["TF_XLA_FLAGS"] = " ".join(
-        [os.environ.get("TF_XLA_FLAGS", ""), CLUSTERING_DEBUG])
-    os.environ["TF_DUMP_GRAPH_PREFIX"] = tempfile.mkdtemp(
-        prefix="step_kernels_graphs_")
+    graph_dump = tempfile.mkdtemp(prefix="step_kernels_graphs_")
+    os.environ.update({
+        GRAPH_DUMP_ENV: graph_dump, "TF_DUMP_GRAPH_PREFIX": graph_dump,
+        "TF_XLA_FLAGS": " ".join([os.environ.get("TF_XLA_FLAGS", ""),
+                                  "--tf_xla_clustering_debug"])})
     sys.stdout.flush()
     os.execv(sys.executable, [sys.executable] + sys.argv)
   config = config_lib.load_pretraining_config(
@@ -288,7 +289,7 @@ def main(argv):
   times = kernel_times(space)
   report(times, FLAGS.profiled_steps, seconds, FLAGS.top)
   if FLAGS.clusters:
-    graph_dump = os.environ["TF_DUMP_GRAPH_PREFIX"]
+    graph_dump = os.environ[GRAPH_DUMP_ENV]
     graph_def = graph_pb2.GraphDef()
     with tf.io.gfile.GFile(os.path.join(graph_dump, CLUSTERED_GRAPH)) as f:
       text_format.Parse(f.read(), graph_def)
