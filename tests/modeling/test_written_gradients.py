@@ -61,6 +61,18 @@ def _assert_no_mergeable_ops(graph):
     seen[key] = op.name
 
 
+def _value_and_gradient_graph(fn, x):
+  """The traced graph of `fn(x)` and its gradient with respect to x."""
+
+  def value_and_gradient(a):
+    with tf.GradientTape() as tape:
+      tape.watch(a)
+      y = fn(a)
+    return y, tape.gradient(y, a, output_gradients=tf.ones_like(y))
+
+  return tf.function(value_and_gradient).get_concrete_function(x).graph
+
+
 def test_column_sums_is_the_sum_over_leading_axes():
   t = _x([2, 3, 5])
   np.testing.assert_allclose(column_sums(t).numpy(),
@@ -122,21 +134,9 @@ def test_gelu_gradient_equals_autodiff(eager):
                     _gradients(keras_gelu, (x,), eager=eager), 1e-5)
 
 
-
 def test_gelu_gradient_shares_no_op_with_the_forward():
-  # The graph optimizer merges ops of equal type, inputs and attributes; a
-  # backward op equal to a forward one would keep the forward's float32
-  # intermediates alive until the backward pass.
-  x = _x([4, 64], "bfloat16")
-
-  def value_and_gradient(a):
-    with tf.GradientTape() as tape:
-      tape.watch(a)
-      y = activations.gelu_written_gradient(a)
-    return y, tape.gradient(y, a, output_gradients=tf.ones_like(y))
-
-  graph = tf.function(value_and_gradient).get_concrete_function(x).graph
-  _assert_no_mergeable_ops(graph)
+  _assert_no_mergeable_ops(_value_and_gradient_graph(
+      activations.gelu_written_gradient, _x([4, 64], "bfloat16")))
 
 
 def _layer_pairs(dtype):
@@ -204,14 +204,7 @@ def test_layer_norm_refuses_what_its_gradient_does_not_cover():
 
 
 def test_layer_norm_gradient_shares_no_op_with_the_forward():
-  x = _x([4, 8], "bfloat16")
   gamma, beta = tf.ones([8]) * 1.5, tf.zeros([8]) + 0.25
-
-  def value_and_gradient(a):
-    with tf.GradientTape() as tape:
-      tape.watch(a)
-      y = layer_norm.normalize(1e-12)(a, gamma, beta)
-    return y, tape.gradient(y, a, output_gradients=tf.ones_like(y))
-
-  _assert_no_mergeable_ops(
-      tf.function(value_and_gradient).get_concrete_function(x).graph)
+  _assert_no_mergeable_ops(_value_and_gradient_graph(
+      lambda a: layer_norm.normalize(1e-12)(a, gamma, beta),
+      _x([4, 8], "bfloat16")))
