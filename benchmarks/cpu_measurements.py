@@ -12,16 +12,22 @@ import time
 
 MATMUL_SIZES = (1024, 2048)
 CHAIN = 4  # matmuls per call, so the call overhead is negligible
+# The streaming rate's buffers: float32 inputs of 16 MB (under glibc's
+# largest mmap threshold, so outputs are reused, not page-faulted in anew),
+# enough of them (768 MB) that they do not stay in the caches.
+STREAM_BUFFER_ELEMENTS = 1 << 22
+STREAM_BUFFERS = 48
 
 
-def best_rate(fn, flops_per_call, seconds):
-  """FLOP/s of `fn` over a `seconds` window, after one warm-up call."""
+def best_rate(fn, work_per_call, seconds):
+  """Work (FLOPs, bytes) per second of `fn` over a `seconds` window, after
+  one warm-up call."""
   fn()
   calls, start = 0, time.perf_counter()
   while time.perf_counter() - start < seconds:
     fn()
     calls += 1
-  return calls * flops_per_call / (time.perf_counter() - start)
+  return calls * work_per_call / (time.perf_counter() - start)
 
 
 def _tf_chain(tf, dtype, size, jit_compile):
@@ -64,6 +70,23 @@ def matmul_peaks(dtype_name, seconds, torch=None):
   return {name: max(best_rate(make(size), CHAIN * 2 * size ** 3, seconds)
                     for size in MATMUL_SIZES)
           for name, make in libraries.items()}
+
+
+def streaming_rate(seconds):
+  """Bytes/s read plus written by an XLA-compiled `x * 2` (float32) over
+  `STREAM_BUFFERS` inputs in turn: what an element-wise kernel can move."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  inputs = [tf.fill([STREAM_BUFFER_ELEMENTS], float(i))
+            for i in range(STREAM_BUFFERS)]
+  double = tf.function(lambda x: x * 2.0, jit_compile=True)
+
+  def one_pass():
+    for x in inputs:
+      result = double(x)
+    result.numpy()
+
+  bytes_per_pass = STREAM_BUFFERS * 2 * 4 * STREAM_BUFFER_ELEMENTS
+  return best_rate(one_pass, bytes_per_pass, seconds)
 
 
 def cpu_name():

@@ -101,13 +101,13 @@ def configure_threads(threads):
   threads = threads or os.cpu_count()
   tf.config.threading.set_intra_op_parallelism_threads(threads)
   tf.config.threading.set_inter_op_parallelism_threads(threads)
-  torch = _optional_torch()
+  torch = optional_torch()
   if torch is not None:
     torch.set_num_threads(threads)
   return threads
 
 
-def _optional_torch():
+def optional_torch():
   if FLAGS.skip_torch:
     return None
   try:
@@ -378,7 +378,7 @@ def main(argv):
       raise app.UsageError(f"--{flag}: unknown {sorted(unknown)}; use "
                            f"{sorted(known)}")
   threads = configure_threads(FLAGS.threads)
-  torch = _optional_torch()
+  torch = optional_torch()
   configs = [config_lib.load_pretraining_config(
       FLAGS.preset, train_batch_size=FLAGS.batch_size,
       max_seq_length=FLAGS.seq_length, precision=precision)

@@ -18,11 +18,17 @@ per profiled step is printed beside them.
 then add up to more than the step). `--clusters=N` (XLA but matmuls) also
 lists the N XLA clusters that take longest, each with its op types and the
 name scope most of its ops come from, read from the clustering pass's
-graph dump. See benchmarks/README.md.
+graph dump, and the bytes each run reads and writes (its compiled module's
+parameters and results, from XLA's dump) at the rate it achieved. Then the
+step's floor for these kernels: the matmuls as they ran, plus every
+cluster's bytes at the streaming rate of an XLA element-wise kernel
+measured in the same run, against the model FLOPs and the matmul peak.
+See benchmarks/README.md.
 """
 
 import collections
 import dataclasses
+import math
 import os
 import re
 import shutil
@@ -37,8 +43,10 @@ import tensorflow as tf
 from tensorflow.core.framework import graph_pb2
 from tensorflow.tsl.profiler.protobuf import xplane_pb2
 
+import cpu_measurements
 import pretrain_throughput
 from electra_tf import config as config_lib
+from electra_tf.modeling import sizes
 
 FLAGS = flags.FLAGS  # --preset, --batch_size, --seq_length, --warmup_steps
 # and --vocab_file are pretrain_throughput's.
@@ -53,6 +61,8 @@ flags.DEFINE_integer("inter_op_threads", 1, "TensorFlow's inter-op "
 flags.DEFINE_integer("top", 12, "Rows of kernels outside XLA to list.")
 flags.DEFINE_integer("clusters", 0, "List this many XLA clusters, longest "
                      "first, by their ops (xla_but_matmuls only).")
+flags.DEFINE_float("stream_seconds", 2.0, "Seconds of the streaming "
+                   "rate's window (with --clusters).")
 FLAGS.set_default("precision", ["mixed_bfloat16"])  # one precision here
 
 # Executor threads, where TensorFlow's kernels start (XLA's own work runs
@@ -67,6 +77,17 @@ _CLUSTER_RUN = re.compile(r"^(?P<cluster>cluster_\d+)_\d+/xla_run:_XlaRun$")
 CLUSTERED_GRAPH = "mark_for_compilation.pbtxt"
 # Set (to the dump's temporary directory) in the re-run with the dump on.
 GRAPH_DUMP_ENV = "STEP_KERNELS_GRAPH_DUMP"
+# Where in that directory XLA dumps its modules; a cluster's optimized
+# module: "module_<k>.cluster_<n>__<attributes>.<j>.cpu_after_optimizations
+# .txt", its first line's entry layout "(parameters)->results".
+HLO_DUMP = "hlo"
+_MODULE = re.compile(r"^module_(?P<k>\d+)\.(?P<cluster>cluster_\d+)__.*"
+                     r"\.cpu_after_optimizations\.txt$")
+_ENTRY_LAYOUT = re.compile(r"entry_computation_layout=\{(?P<layout>.*)\}")
+_ARRAY = re.compile(r"\b(?P<dtype>[a-z]+\d*)\[(?P<dims>[\d,]*)\]")
+BYTES_PER_ELEMENT = {"pred": 1, "s8": 1, "u8": 1, "bf16": 2, "f16": 2,
+                     "s16": 2, "u16": 2, "f32": 4, "s32": 4, "u32": 4,
+                     "f64": 8, "s64": 8, "u64": 8}
 
 
 @dataclasses.dataclass
@@ -77,6 +98,7 @@ class KernelTimes:
   span_ms: float  # first kernel start to last kernel end, all threads
   cluster_runs_ms: list  # each `_XlaRun`'s duration
   ms_by_cluster: collections.Counter  # summed `_XlaRun` ms per cluster
+  runs_by_cluster: collections.Counter  # `_XlaRun`s per cluster
 
 
 def kernel_kind(op):
@@ -96,6 +118,7 @@ def kernel_times(space):
   """`KernelTimes` of the executor threads of an `XSpace`'s host plane."""
   ms, count = collections.Counter(), collections.Counter()
   cluster_runs, by_cluster = [], collections.Counter()
+  runs_by_cluster = collections.Counter()
   first, last = None, None
   for plane in space.planes:
     if plane.name != "/host:CPU":
@@ -113,6 +136,7 @@ def kernel_times(space):
         run = _CLUSTER_RUN.match(name)
         if run:
           by_cluster[run.group("cluster")] += event.duration_ps / 1e9
+          runs_by_cluster[run.group("cluster")] += 1
       kernels.sort()
       end = None
       for start, duration, op in kernels:
@@ -132,7 +156,7 @@ def kernel_times(space):
         last = max(last or 0, at + duration)
   return KernelTimes(ms, count,
                      0.0 if first is None else (last - first) / 1e9,
-                     cluster_runs, by_cluster)
+                     cluster_runs, by_cluster, runs_by_cluster)
 
 
 def cluster_members(graph_def):
@@ -149,6 +173,40 @@ def cluster_members(graph_def):
   return members
 
 
+def layout_bytes(layout):
+  """Bytes of the arrays in an HLO layout ("(bf16[8,4]{1,0}, f32[])->...")."""
+  total = 0
+  for array in _ARRAY.finditer(layout):
+    dtype = array.group("dtype")
+    if dtype not in BYTES_PER_ELEMENT:
+      raise ValueError(f"element type {dtype!r} (in {layout[:200]!r}) is not "
+                       f"one of {sorted(BYTES_PER_ELEMENT)}")
+    elements = math.prod(int(d) for d in array.group("dims").split(",") if d)
+    total += elements * BYTES_PER_ELEMENT[dtype]
+  return total
+
+
+def cluster_io_bytes(hlo_dir):
+  """{cluster: bytes one run reads and writes}: the parameters and results
+  of its optimized module in XLA's dump (its latest, if compiled again)."""
+  latest = {}
+  for name in tf.io.gfile.listdir(hlo_dir):
+    module = _MODULE.match(name)
+    if module:
+      number, cluster = int(module.group("k")), module.group("cluster")
+      if number >= latest.get(cluster, (-1, None))[0]:
+        latest[cluster] = (number, name)
+  io_bytes = {}
+  for cluster, (_, name) in latest.items():
+    with tf.io.gfile.GFile(os.path.join(hlo_dir, name)) as f:
+      layout = _ENTRY_LAYOUT.search(f.readline())
+    if not layout:
+      raise ValueError(f"{os.path.join(hlo_dir, name)}: no "
+                       "entry_computation_layout on its first line")
+    io_bytes[cluster] = layout_bytes(layout.group("layout"))
+  return io_bytes
+
+
 def _main_scope(names):
   """The name scope most of `names` sit in; names at the top level (often
   ops that grappler made or renamed) only where no name has a scope."""
@@ -159,20 +217,76 @@ def _main_scope(names):
   return "(top level)" if names else "?"
 
 
-def report_clusters(ms_by_cluster, members, steps, top):
-  """Markdown rows of the `top` longest clusters: ms per step, their ops
-  (constants not counted), the commonest op types and the main scope."""
-  print("\n| XLA cluster | ms per step | ops | commonest op types | "
-        "main name scope |")
-  print("|---|---|---|---|---|")
-  longest = sorted(ms_by_cluster.items(), key=lambda item: -item[1])
+def report_clusters(times, members, io_bytes, steps, top):
+  """Markdown rows of the `top` longest clusters: ms per step, the MB a run
+  reads and writes and the rate it moved them at, their ops (constants not
+  counted), the commonest op types and the main scope."""
+  print("\n| XLA cluster | ms per step | MB in+out per run | GB/s | ops | "
+        "commonest op types | main name scope |")
+  print("|---|---|---|---|---|---|---|")
+  longest = sorted(times.ms_by_cluster.items(), key=lambda item: -item[1])
   for cluster, ms in longest[:top]:
     ops = [(op, name) for op, name in members.get(cluster, ())
            if op != "Const"]
     kinds = collections.Counter(op for op, _ in ops).most_common(4)
     kinds_text = ", ".join(f"{op} {n}" for op, n in kinds) or "?"
-    print(f"| {cluster} | {ms / steps:.1f} | {len(ops)} | {kinds_text} | "
-          f"{_main_scope([name for _, name in ops])} |")
+    if cluster in io_bytes:
+      moved = io_bytes[cluster] * times.runs_by_cluster[cluster]
+      traffic = f"{io_bytes[cluster] / 1e6:.1f} | {moved / ms / 1e6:.1f}"
+    else:
+      traffic = "? | ?"
+    print(f"| {cluster} | {ms / steps:.1f} | {traffic} | {len(ops)} | "
+          f"{kinds_text} | {_main_scope([name for _, name in ops])} |")
+
+
+@dataclasses.dataclass
+class Floor:
+  """What this step's kernels need at least, per step: the matmuls as they
+  ran and the clusters' bytes at a streaming rate."""
+  matmul_ms: float
+  cluster_ms: float  # as they ran
+  cluster_bytes: float
+  stream_bytes_per_s: float
+
+  @property
+  def cluster_floor_ms(self):
+    return self.cluster_bytes / self.stream_bytes_per_s * 1e3
+
+  @property
+  def ms(self):
+    return self.matmul_ms + self.cluster_floor_ms
+
+
+def step_floor(times, io_bytes, steps, stream_bytes_per_s):
+  """The `Floor` of a profile of `steps` steps (clusters without a module
+  in `io_bytes` are an error: their bytes would be missing)."""
+  missing = sorted(set(times.runs_by_cluster) - set(io_bytes))
+  if missing:
+    raise ValueError(f"no compiled module in XLA's dump for {len(missing)} "
+                     f"cluster(s) that ran: {missing[:5]}")
+  moved = sum(io_bytes[c] * runs for c, runs in times.runs_by_cluster.items())
+  return Floor(times.ms["matmul"] / steps,
+               times.ms["XLA cluster run"] / steps, moved / steps,
+               stream_bytes_per_s)
+
+
+def report_floor(floor, flops_per_step, peak_name, peak):
+  """The floor's lines: the clusters' bytes and rates, the floor, and the
+  share of the matmul peak a step at the floor would reach."""
+  print(f"\nXLA clusters: {floor.cluster_bytes / 1e6:.0f} MB read and "
+        f"written per step in {floor.cluster_ms:.1f} ms, "
+        f"{floor.cluster_bytes / floor.cluster_ms / 1e6:.1f} GB/s; the "
+        f"streaming rate (XLA, x * 2 over "
+        f"{cpu_measurements.STREAM_BUFFERS} float32 buffers of "
+        f"{4 * cpu_measurements.STREAM_BUFFER_ELEMENTS / 2**20:.0f} MB, "
+        f"this run): {floor.stream_bytes_per_s / 1e9:.1f} GB/s, at which "
+        f"they would take {floor.cluster_floor_ms:.1f} ms.")
+  print(f"Floor of these kernels: matmuls as run {floor.matmul_ms:.1f} ms + "
+        f"clusters at the streaming rate {floor.cluster_floor_ms:.1f} ms = "
+        f"{floor.ms:.1f} ms per step; {flops_per_step / 1e9:.1f} model "
+        f"GFLOP in that time: {flops_per_step / floor.ms / 1e6:.0f} GFLOP/s, "
+        f"{flops_per_step / floor.ms * 1e3 / peak:.0%} of the matmul peak "
+        f"({peak_name}, {peak / 1e9:.0f} GFLOP/s).")
 
 
 # Upper bounds (ms) of the bins XLA cluster runs are counted in.
@@ -262,10 +376,13 @@ def main(argv):
     # TensorFlow reads its XLA flags once, when its runtime starts: run this
     # script again with the clustering pass's graph dump asked for.
     graph_dump = tempfile.mkdtemp(prefix="step_kernels_graphs_")
+    hlo_dump = os.path.join(graph_dump, HLO_DUMP)
     os.environ.update({
         GRAPH_DUMP_ENV: graph_dump, "TF_DUMP_GRAPH_PREFIX": graph_dump,
         "TF_XLA_FLAGS": " ".join([os.environ.get("TF_XLA_FLAGS", ""),
-                                  "--tf_xla_clustering_debug"])})
+                                  "--tf_xla_clustering_debug"]),
+        "XLA_FLAGS": " ".join([os.environ.get("XLA_FLAGS", ""),
+                               f"--xla_dump_to={hlo_dump}"])})
     sys.stdout.flush()
     os.execv(sys.executable, [sys.executable] + sys.argv)
   config = config_lib.load_pretraining_config(
@@ -291,11 +408,24 @@ def main(argv):
   if FLAGS.clusters:
     graph_dump = os.environ[GRAPH_DUMP_ENV]
     graph_def = graph_pb2.GraphDef()
-    with tf.io.gfile.GFile(os.path.join(graph_dump, CLUSTERED_GRAPH)) as f:
-      text_format.Parse(f.read(), graph_def)
-    shutil.rmtree(graph_dump)
-    report_clusters(times.ms_by_cluster, cluster_members(graph_def),
+    try:
+      with tf.io.gfile.GFile(os.path.join(graph_dump, CLUSTERED_GRAPH)) as f:
+        text_format.Parse(f.read(), graph_def)
+      io_bytes = cluster_io_bytes(os.path.join(graph_dump, HLO_DUMP))
+    finally:
+      shutil.rmtree(graph_dump)
+    report_clusters(times, cluster_members(graph_def), io_bytes,
                     FLAGS.profiled_steps, FLAGS.clusters)
+    floor = step_floor(times, io_bytes, FLAGS.profiled_steps,
+                       cpu_measurements.streaming_rate(FLAGS.stream_seconds))
+    dtype = pretrain_throughput.compute_dtype(config.precision)
+    peaks = cpu_measurements.matmul_peaks(
+        dtype, FLAGS.peak_seconds, pretrain_throughput.optional_torch())
+    best = max(peaks, key=peaks.get)
+    report_floor(floor, FLAGS.batch_size *
+                 sizes.pretraining_flops_per_sequence(config),
+                 f"{dtype}, best of {', '.join(sorted(peaks))}: {best}",
+                 peaks[best])
 
 
 if __name__ == "__main__":
