@@ -43,17 +43,39 @@ def masked_lm_loss(mlm_logits, masked_lm_ids, masked_lm_weights):
 
   `per_example` is the negative log-likelihood [B, N] of every slot.
   """
-  log_probs = tf.nn.log_softmax(tf.cast(mlm_logits, tf.float32))  # [B, N, V]
-  # The original's one-hot product, not a gather: exact all the same (one
-  # term and zeros), and its gradient fuses into the softmax's where a
-  # gather's is a scatter into a dense [B, N, V] of zeros.
-  labels = tf.one_hot(masked_lm_ids, tf.shape(log_probs)[-1],
-                      dtype=tf.float32)  # [B, N, V]
-  nll = -tf.reduce_sum(log_probs * labels, -1)  # [B, N]
+  nll = negative_log_likelihood(tf.cast(mlm_logits, tf.float32),
+                                masked_lm_ids)  # [B, N]
   weights = tf.cast(masked_lm_weights, tf.float32)
   return WeightedLoss(per_example=nll,
                       numerator=tf.reduce_sum(weights * nll),
                       denominator=tf.reduce_sum(weights))
+
+
+@tf.custom_gradient
+def negative_log_likelihood(logits, ids):
+  """-log_softmax(logits) at `ids` over the last axis: [B, N, V] -> [B, N].
+
+  The value of the original's one-hot product with log_softmax, which keeps
+  one term, `(logit - max) - log(sum(exp(logits - max)))` at the label: the
+  same float ops here, with the label's logit gathered. The gradient,
+  softmax minus one-hot, is written as one pass over the logits with the
+  log-sum-exp of the forward, where autodiff of the product and of
+  log_softmax makes several more [B, N, V] passes (see benchmarks/README.md
+  for what it saved in ELECTRA-Small's step).
+  """
+  top = tf.reduce_max(logits, -1)  # [B, N]
+  log_sum = tf.math.log(tf.reduce_sum(
+      tf.exp(logits - top[..., None]), -1))  # [B, N]
+  at_label = tf.gather(logits, ids, batch_dims=len(ids.shape))  # [B, N]
+  nll = -((at_label - top) - log_sum)
+
+  def grad(upstream):
+    probs = tf.exp(logits - (top + log_sum)[..., None])  # [B, N, V]
+    is_label = tf.equal(tf.range(tf.shape(logits)[-1], dtype=ids.dtype),
+                        ids[..., None])
+    return upstream[..., None] * tf.where(is_label, probs - 1.0, probs), None
+
+  return nll, grad
 
 
 def discriminator_loss(disc_logits, is_fake, weights):
