@@ -385,6 +385,18 @@ def main(argv):
                                f"--xla_dump_to={hlo_dump}"])})
     sys.stdout.flush()
     os.execv(sys.executable, [sys.executable] + sys.argv)
+  graph_dump = os.environ.get(GRAPH_DUMP_ENV)
+  try:
+    profile_and_report(graph_dump)
+  finally:
+    # Last: TensorFlow dumps again whenever it compiles (the peaks too).
+    if graph_dump:
+      shutil.rmtree(graph_dump, ignore_errors=True)
+
+
+def profile_and_report(graph_dump):
+  """Builds and profiles the step, prints the tables; with `--clusters`,
+  reads the clusters' ops and bytes from `graph_dump` too."""
   config = config_lib.load_pretraining_config(
       FLAGS.preset, train_batch_size=FLAGS.batch_size,
       max_seq_length=FLAGS.seq_length, precision=FLAGS.precision[0],
@@ -406,14 +418,10 @@ def main(argv):
   times = kernel_times(space)
   report(times, FLAGS.profiled_steps, seconds, FLAGS.top)
   if FLAGS.clusters:
-    graph_dump = os.environ[GRAPH_DUMP_ENV]
     graph_def = graph_pb2.GraphDef()
-    try:
-      with tf.io.gfile.GFile(os.path.join(graph_dump, CLUSTERED_GRAPH)) as f:
-        text_format.Parse(f.read(), graph_def)
-      io_bytes = cluster_io_bytes(os.path.join(graph_dump, HLO_DUMP))
-    finally:
-      shutil.rmtree(graph_dump)
+    with tf.io.gfile.GFile(os.path.join(graph_dump, CLUSTERED_GRAPH)) as f:
+      text_format.Parse(f.read(), graph_def)
+    io_bytes = cluster_io_bytes(os.path.join(graph_dump, HLO_DUMP))
     report_clusters(times, cluster_members(graph_def), io_bytes,
                     FLAGS.profiled_steps, FLAGS.clusters)
     floor = step_floor(times, io_bytes, FLAGS.profiled_steps,
