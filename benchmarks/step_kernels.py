@@ -285,7 +285,7 @@ def report_floor(floor, flops_per_step, peak_name, peak):
         f"clusters at the streaming rate {floor.cluster_floor_ms:.1f} ms = "
         f"{floor.ms:.1f} ms per step; {flops_per_step / 1e9:.1f} model "
         f"GFLOP in that time: {flops_per_step / floor.ms / 1e6:.0f} GFLOP/s, "
-        f"{flops_per_step / floor.ms * 1e3 / peak:.0%} of the matmul peak "
+        f"{flops_per_step / floor.ms * 1e3 / peak:.1%} of the matmul peak "
         f"({peak_name}, {peak / 1e9:.0f} GFLOP/s).")
 
 

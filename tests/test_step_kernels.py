@@ -152,7 +152,7 @@ def test_the_floor_is_the_matmuls_plus_the_cluster_bytes_at_the_stream_rate(
   assert "10.0 GB/s, at which they would take 200.0 ms" in out
   assert ("matmuls as run 400.0 ms + clusters at the streaming rate 200.0 "
           "ms = 600.0 ms per step; 288.0 model GFLOP in that time: 480 "
-          "GFLOP/s, 24% of the matmul peak (bfloat16: torch, 2000 GFLOP/s)"
+          "GFLOP/s, 24.0% of the matmul peak (bfloat16: torch, 2000 GFLOP/s)"
           in out)
   with pytest.raises(ValueError, match=r"1 cluster\(s\).*'cluster_9'"):
     step_kernels.step_floor(times, {"cluster_7": 1e9}, 2, 10e9)
