@@ -814,3 +814,70 @@ def test_the_cluster_list_is_the_logged_one():
   profiled = re.search(r"wall time per step: ([\d.]+) ms", log)
   assert f"{float(profiled.group(1)):.0f} ms: the host ran slower" in text
   assert f"`benchmarks/logs/{name}`" in text
+
+
+def test_the_floor_and_its_prose_are_the_logged_ones():
+  name = "step_kernels_floor_2026-12-07.txt"
+  section = _section("### Measured: the floor of the step's kernels")
+  log = _log(name)
+  lines = log.splitlines()
+  for cluster in ("cluster_0", "cluster_2", "cluster_10"):
+    row = next(l for l in lines if l.startswith(f"| {cluster} |"))
+    assert row in section.splitlines(), row
+  traffic = next(l for l in lines if l.startswith("XLA clusters:"))
+  floor = next(l for l in lines if l.startswith("Floor of these kernels:"))
+  assert traffic in section and floor in section
+  text = _flat(section)
+  megabytes, cluster_ms = re.search(
+      r"(\d+) MB read and written per step in ([\d.]+) ms", traffic).groups()
+  at_stream = float(re.search(r"would take ([\d.]+) ms", traffic).group(1))
+  assert f"read and write {megabytes} MB per step" in text
+  assert (f"about {round(at_stream, -1):.0f} ms instead of about "
+          f"{round(float(cluster_ms), -1):.0f}") in text
+  matmul_ms = float(re.search(r"matmuls as run ([\d.]+) ms", floor).group(1))
+  assert (f"({matmul_ms:.0f} ms for 287.5 GFLOP, "
+          f"{287.5 / matmul_ms * 1e3:.0f} GFLOP/s") in text
+  share = re.search(r"([\d.]+%) of the matmul peak", floor).group(1)
+  assert f"and {share} of their runs' peaks" in text
+  profiled = re.search(r"wall time per step: ([\d.]+) ms", log)
+  assert f"profiled step {float(profiled.group(1)):.0f} ms" in text
+  assert f"`benchmarks/logs/{name}`" in text
+
+
+def test_the_loss_change_runs_are_quoted_as_logged():
+  section = _section("### Measured: after the masked-LM loss's written "
+                     "gradient, and ELECTRA-Base")
+  text, readme = _flat(section), _flat(_read("README.md"))
+  names = ("pretrain_throughput_loss_2026-12-07.txt",
+           "pretrain_throughput_base_bf16_2026-12-07.txt")
+  for name in names:
+    log = _log(name)
+    assert _background_cores(log) <= 0.05
+    for line in log.splitlines():
+      if line.startswith("| electra") or line.startswith("| HF"):
+        assert line in section.splitlines(), line
+    assert f"`benchmarks/logs/{name}`" in text
+  small, base = (_table_rows(_log(name)) for name in names)
+  best, f32 = ("mixed_bfloat16", FUSED + CDF), ("float32", XLA + CDF)
+  seconds = lambda rows, key: rows[key][3].split()[0]
+  ours = [float(seconds(small, k)) for k in small if k[1] != "eager"]
+  assert float(seconds(small, best)) == min(ours)
+  bf16, fp32 = _ratios(small[best]), _ratios(small[f32])
+  torch_bf16 = seconds(small, ("mixed_bfloat16", "eager"))
+  assert (f"{seconds(small, best)} s, but {bf16[0]} PyTorch's eager bfloat16 "
+          f"step by the median ({bf16[1]} by the minimum)") in text
+  assert (f"PyTorch's step took {torch_bf16} s here") in text
+  assert (f"XLA: {seconds(small, f32)} s, {fp32[0]} ({fp32[1]} by the "
+          "minimum)") in text
+  base_ratios = _ratios(base[best])
+  mfu = [m.strip("()") for m in base[best][6].split()]
+  assert (f"{base_ratios[0]} PyTorch's eager step by the median "
+          f"({base_ratios[1]} by the minimum), {mfu[0]} of torch's bfloat16 "
+          f"peak ({mfu[1]} by the minimum)") in text
+  assert (f"1.52x in float32 ({seconds(small, f32)} s/step) and {bf16[0]} in "
+          f"bfloat16 ({seconds(small, best)} s/step against PyTorch's "
+          f"{torch_bf16}), {small[best][6].split()[0]} of the bfloat16 matmul "
+          "peak") in readme and fp32[0] == "1.52x"
+  floor = _log("step_kernels_floor_2026-12-07.txt")
+  share = re.search(r"([\d.]+%) of the matmul peak", floor).group(1)
+  assert f"floor with its present kernels, {share} of the peak" in readme
