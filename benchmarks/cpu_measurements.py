@@ -3,8 +3,10 @@
 The matmul peak is the best FLOP/s of large square matmuls over every
 kernel library at hand (XLA's, TensorFlow's oneDNN kernels, PyTorch's MKL /
 oneDNN): the hardware's demonstrated throughput in a dtype, not one
-library's. `CpuMeter` measures how much CPU other processes took while we
-timed, so a busy machine is reported instead of silently slowing the run.
+library's. The streaming rate is what an XLA element-wise kernel reads and
+writes per second over buffers larger than the caches. `CpuMeter` measures
+how much CPU other processes took while we timed, so a busy machine is
+reported instead of silently slowing the run.
 """
 
 import os
