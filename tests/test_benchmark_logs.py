@@ -701,14 +701,29 @@ def _kernel_rows(name):
                         if line.startswith("| "))}
 
 
+def _profiled_ms(log):
+  """A step_kernels log's profiled wall time per step, ms."""
+  return float(re.search(r"wall time per step: ([\d.]+) ms", log).group(1))
+
+
+def _result_lines(log):
+  """The table rows of a pretrain_throughput log, as printed."""
+  return [line for line in log.splitlines()
+          if line.startswith("| electra") or line.startswith("| HF")]
+
+
+def _seconds(rows, key):
+  """A `_table_rows` row's median s/step, as printed."""
+  return rows[key][3].split()[0]
+
+
 def test_the_kernel_table_and_its_prose_are_the_logged_ones():
   name = "step_kernels_amd_2026-12-07.txt"
   section = _section(KERNELS_SECTION)
   table = [l for l in _log(name).splitlines() if l.startswith("|")]
   assert "\n".join(table) in section
-  profiled = re.search(r"wall time per step: ([\d.]+) ms", _log(name))
   text = _flat(section)
-  assert f"(profiled step {float(profiled.group(1)):.0f} ms)" in text
+  assert f"(profiled step {_profiled_ms(_log(name)):.0f} ms)" in text
   after = _kernel_rows(name)
   before = _kernel_rows("step_kernels_amd_2026-12-07_before_layer_norm.txt")
   matmul_ms = float(after["matmul"][0])
@@ -736,24 +751,22 @@ def test_the_xeon_samplers_runs_are_quoted_as_logged():
   text, readme = _flat(section), _flat(_read("README.md"))
   before, after = (_table_rows(_log(name)) for name in XEON_SAMPLERS_LOGS)
   for name in XEON_SAMPLERS_LOGS:
-    lines = [l for l in _log(name).splitlines() if l.startswith("| electra")
-             or l.startswith("| HF")]
+    lines = _result_lines(_log(name))
     assert len(lines) == 10
     for line in lines:
       assert line in section.splitlines(), line
     assert f"`benchmarks/logs/{name}`" in text
   best = ("mixed_bfloat16", FUSED + CDF)
   f32 = ("float32", XLA + CDF)
-  seconds = lambda rows, key: rows[key][3].split()[0]
   ratios = lambda rows, key: [r.strip("()") for r in rows[key][7].split()]
   eager = lambda rows, precision: rows[(precision, "eager")][3].split()
   for rows in (before, after):
-    ours = [float(seconds(rows, k)) for k in rows if k[1] != "eager"]
-    assert float(seconds(rows, best)) == min(ours)
-  assert (f"sampling: {seconds(after, best)} s after the GELU change, "
+    ours = [float(_seconds(rows, k)) for k in rows if k[1] != "eager"]
+    assert float(_seconds(rows, best)) == min(ours)
+  assert (f"sampling: {_seconds(after, best)} s after the GELU change, "
           f"{ratios(after, best)[0]} PyTorch's eager bfloat16 step by the "
           f"median and {ratios(after, best)[1]} by the minimum; "
-          f"{seconds(before, best)} s before it, {ratios(before, best)[0]} "
+          f"{_seconds(before, best)} s before it, {ratios(before, best)[0]} "
           f"({ratios(before, best)[1]})") in text
   assert (f"a median of {eager(before, 'mixed_bfloat16')[0]} s (minimum "
           f"{eager(before, 'mixed_bfloat16')[1].strip('()')}) in the first "
@@ -768,17 +781,17 @@ def test_the_xeon_samplers_runs_are_quoted_as_logged():
   assert f"uses {mfu[0].rstrip('%')}-{mfu[-1]} of the bfloat16" in text
   peak = re.search(r"bfloat16 matmul peak, (\d+) GFLOP/s",
                    _log(XEON_SAMPLERS_LOGS[1])).group(1)
-  assert (f"float32 with XLA and inverse-CDF sampling {seconds(after, f32)} "
+  assert (f"float32 with XLA and inverse-CDF sampling {_seconds(after, f32)} "
           f"s/step, {ratios(after, f32)[0]} PyTorch's eager "
           f"{eager(after, 'float32')[0]} ({ratios(after, f32)[1]} by the "
           "minimum)") in readme
-  assert (f"inverse-CDF sampling {seconds(after, best)} s/step, the fastest "
+  assert (f"inverse-CDF sampling {_seconds(after, best)} s/step, the fastest "
           f"of all, {ratios(after, best)[0]} PyTorch's eager bfloat16 step "
           f"({eager(after, 'mixed_bfloat16')[0]}; {ratios(after, best)[1]} by "
           f"the minimum), at {after[best][6].split()[0]} of the bfloat16 "
           f"matmul peak ({peak} GFLOP/s)") in readme
   assert (f"gave {ratios(before, f32)[0]} in float32 and "
-          f"{ratios(before, best)[0]} in bfloat16 ({seconds(before, best)} "
+          f"{ratios(before, best)[0]} in bfloat16 ({_seconds(before, best)} "
           "s/step") in readme
   for name in XEON_SAMPLERS_LOGS:
     assert f"`benchmarks/logs/{name}`" in readme
@@ -798,8 +811,7 @@ def test_the_xeon_kernel_table_is_the_logged_one():
           f"(287.6 GFLOP at {287.6 / matmul_ms * 1e3:.0f} GFLOP/s), XLA's "
           f"{runs[2]} cluster executions per step {runs[1]} ({runs[0]} ms)"
           ) in _flat(section)
-  profiled = re.search(r"wall time per step: ([\d.]+) ms", log)
-  assert f"(profiled step {float(profiled.group(1)):.0f} ms)" in _flat(section)
+  assert f"(profiled step {_profiled_ms(log):.0f} ms)" in _flat(section)
 
 
 def test_the_cluster_list_is_the_logged_one():
@@ -811,8 +823,7 @@ def test_the_cluster_list_is_the_logged_one():
   text = _flat(section)
   for cluster in ("cluster_0", "cluster_2", "cluster_10"):
     assert f"{cluster} ({rows[cluster][0]} ms)" in text
-  profiled = re.search(r"wall time per step: ([\d.]+) ms", log)
-  assert f"{float(profiled.group(1)):.0f} ms: the host ran slower" in text
+  assert f"{_profiled_ms(log):.0f} ms: the host ran slower" in text
   assert f"`benchmarks/logs/{name}`" in text
 
 
@@ -839,8 +850,7 @@ def test_the_floor_and_its_prose_are_the_logged_ones():
           f"{287.5 / matmul_ms * 1e3:.0f} GFLOP/s") in text
   share = re.search(r"([\d.]+%) of the matmul peak", floor).group(1)
   assert f"and {share} of their runs' peaks" in text
-  profiled = re.search(r"wall time per step: ([\d.]+) ms", log)
-  assert f"profiled step {float(profiled.group(1)):.0f} ms" in text
+  assert f"profiled step {_profiled_ms(log):.0f} ms" in text
   assert f"`benchmarks/logs/{name}`" in text
 
 
@@ -853,29 +863,27 @@ def test_the_loss_change_runs_are_quoted_as_logged():
   for name in names:
     log = _log(name)
     assert _background_cores(log) <= 0.05
-    for line in log.splitlines():
-      if line.startswith("| electra") or line.startswith("| HF"):
-        assert line in section.splitlines(), line
+    for line in _result_lines(log):
+      assert line in section.splitlines(), line
     assert f"`benchmarks/logs/{name}`" in text
   small, base = (_table_rows(_log(name)) for name in names)
   best, f32 = ("mixed_bfloat16", FUSED + CDF), ("float32", XLA + CDF)
-  seconds = lambda rows, key: rows[key][3].split()[0]
-  ours = [float(seconds(small, k)) for k in small if k[1] != "eager"]
-  assert float(seconds(small, best)) == min(ours)
+  ours = [float(_seconds(small, k)) for k in small if k[1] != "eager"]
+  assert float(_seconds(small, best)) == min(ours)
   bf16, fp32 = _ratios(small[best]), _ratios(small[f32])
-  torch_bf16 = seconds(small, ("mixed_bfloat16", "eager"))
-  assert (f"{seconds(small, best)} s, but {bf16[0]} PyTorch's eager bfloat16 "
+  torch_bf16 = _seconds(small, ("mixed_bfloat16", "eager"))
+  assert (f"{_seconds(small, best)} s, but {bf16[0]} PyTorch's eager bfloat16 "
           f"step by the median ({bf16[1]} by the minimum)") in text
   assert (f"PyTorch's step took {torch_bf16} s here") in text
-  assert (f"XLA: {seconds(small, f32)} s, {fp32[0]} ({fp32[1]} by the "
+  assert (f"XLA: {_seconds(small, f32)} s, {fp32[0]} ({fp32[1]} by the "
           "minimum)") in text
   base_ratios = _ratios(base[best])
   mfu = [m.strip("()") for m in base[best][6].split()]
   assert (f"{base_ratios[0]} PyTorch's eager step by the median "
           f"({base_ratios[1]} by the minimum), {mfu[0]} of torch's bfloat16 "
           f"peak ({mfu[1]} by the minimum)") in text
-  assert (f"1.52x in float32 ({seconds(small, f32)} s/step) and {bf16[0]} in "
-          f"bfloat16 ({seconds(small, best)} s/step against PyTorch's "
+  assert (f"1.52x in float32 ({_seconds(small, f32)} s/step) and {bf16[0]} in "
+          f"bfloat16 ({_seconds(small, best)} s/step against PyTorch's "
           f"{torch_bf16}), {small[best][6].split()[0]} of the bfloat16 matmul "
           "peak") in readme and fp32[0] == "1.52x"
   floor = _log("step_kernels_floor_2026-12-07.txt")
