@@ -7,11 +7,12 @@ Lists every matmul of one ELECTRA step from the config (the generator's and
 the discriminator's layers, attention, the heads; each as its forward
 product, its input gradient and its weight gradient), checks that their
 FLOPs add up to the model FLOPs that pretrain_throughput.py reports, and
-times each distinct shape on TensorFlow's kernels (a `tf.function` of
-`--calls` independent matmuls, so each call's overhead is a matmul's, as in
-the step's graph) and on PyTorch's (`torch.matmul`, when torch imports),
-alternating for `--rounds` windows of `--seconds`. The table gives each
-shape's median rate; the totals say how long one step's matmuls take at
+times each distinct shape on TensorFlow's oneDNN kernels (a `tf.function`
+of `--calls` independent matmuls, so each call's overhead is a matmul's, as
+in the step's graph), on XLA's dots (the same function, `jit_compile`) and
+on PyTorch's (`torch.matmul`, when torch imports), alternating for
+`--rounds` windows of `--seconds` each. The table gives each shape's median
+rate; the totals say how long one step's matmuls take at
 each library's rates, and what share of the matmul peak a step made of
 nothing but these matmuls would reach: an upper bound of the step's MFU
 with that library's kernels. The bias and layer-norm parameter gradients'
@@ -38,11 +39,9 @@ from electra_tf import config as config_lib
 from electra_tf.modeling import sizes
 
 FLAGS = flags.FLAGS  # --preset, --batch_size, --seq_length, --threads,
-# --skip_torch and --peak_seconds are pretrain_throughput's.
+# --rounds, --skip_torch and --peak_seconds are pretrain_throughput's.
 flags.DEFINE_integer("calls", 8, "Independent matmuls per timed call.")
 flags.DEFINE_float("seconds", 0.5, "Seconds per shape, library and round.")
-flags.DEFINE_integer("matmul_rounds", 3, "Windows per shape and library, "
-                     "alternating between the libraries.")
 FLAGS.set_default("precision", ["mixed_bfloat16"])
 
 FORMS = ("forward", "input gradient", "weight gradient")
@@ -153,8 +152,9 @@ def step_flops(matmuls):
   return sum(mm.flops * mm.per_step for mm in matmuls)
 
 
-def _tf_calls(matmul, dtype, calls):
-  """A callable running `calls` independent products on TensorFlow."""
+def _tf_calls(matmul, dtype, calls, jit_compile):
+  """A callable running `calls` independent products on TensorFlow: its
+  oneDNN kernels, or XLA's dots under `jit_compile`."""
   batch, a_shape, b_shape, transpose_a, transpose_b = matmul.kernel_shape
   lead = [batch] if batch > 1 else []
   pairs = [(tf.cast(tf.random.stateless_uniform(lead + list(a_shape),
@@ -163,7 +163,7 @@ def _tf_calls(matmul, dtype, calls):
                                                 seed=[2, c]), dtype))
            for c in range(calls)]
 
-  @tf.function
+  @tf.function(jit_compile=jit_compile)
   def run():
     # One element of each product, so none is pruned from the graph.
     return tf.add_n([tf.reshape(tf.matmul(a, b, transpose_a=transpose_a,
@@ -198,7 +198,9 @@ def measure(matmuls, dtype_name, torch, calls, seconds, rounds):
   for matmul in matmuls:
     if matmul.kernel_shape in rates:
       continue
-    runners = {"TF": _tf_calls(matmul, tf.as_dtype(dtype_name), calls)}
+    runners = {
+        library: _tf_calls(matmul, tf.as_dtype(dtype_name), calls, jit)
+        for library, jit in (("TF/oneDNN", False), ("TF/XLA", True))}
     if torch is not None:
       runners["torch"] = _torch_calls(torch, matmul, dtype_name, calls)
     samples = {library: [] for library in runners}
@@ -257,7 +259,8 @@ def main(argv):
   threads = pretrain_throughput.configure_threads(FLAGS.threads)
   torch = pretrain_throughput.optional_torch()
   dtype_name = pretrain_throughput.compute_dtype(FLAGS.precision[0])
-  libraries = ["TF"] + (["torch"] if torch is not None else [])
+  libraries = ["TF/oneDNN", "TF/XLA"] + (
+      ["torch"] if torch is not None else [])
   print(f"{cpu_measurements.cpu_name()}, {threads} threads; {FLAGS.preset} "
         f"batch {FLAGS.batch_size} x {FLAGS.seq_length}, {dtype_name}; "
         f"TF {tf.__version__}"
@@ -265,7 +268,7 @@ def main(argv):
         flush=True)
   peaks = cpu_measurements.matmul_peaks(dtype_name, FLAGS.peak_seconds, torch)
   rates = measure(matmuls, dtype_name, torch, FLAGS.calls, FLAGS.seconds,
-                  FLAGS.matmul_rounds)
+                  FLAGS.rounds)
   peaks_after = cpu_measurements.matmul_peaks(dtype_name, FLAGS.peak_seconds,
                                               torch)
   best = {name: max(peaks[name], peaks_after[name]) for name in peaks}

@@ -58,10 +58,10 @@ def test_step_ms_is_each_matmuls_flops_at_its_shapes_rate():
       matmul_shapes.Product("a", 1, 10, 20, 30, per_step=4),
       matmul_shapes.Product("b", 1, 10, 20, 30, per_step=1)])
   # Rates per kernel shape; "b" shares "a"'s shapes, so its rates too.
-  rates = {mm.kernel_shape: {"TF": 1e9 * (i + 1)}
+  rates = {mm.kernel_shape: {"TF/oneDNN": 1e9 * (i + 1)}
            for i, mm in enumerate(matmuls[:3])}
   per_form = [2 * 10 * 20 * 30 / (1e9 * (i + 1)) for i in range(3)]
-  assert matmul_shapes.step_ms(matmuls, rates, "TF") == pytest.approx(
+  assert matmul_shapes.step_ms(matmuls, rates, "TF/oneDNN") == pytest.approx(
       (4 + 1) * sum(per_form) * 1e3)
 
 
