@@ -889,3 +889,71 @@ def test_the_loss_change_runs_are_quoted_as_logged():
   floor = _log("step_kernels_floor_2026-12-07.txt")
   share = re.search(r"([\d.]+%) of the matmul peak", floor).group(1)
   assert f"floor with its present kernels, {share} of the peak" in readme
+
+
+def _matmul_rows(log):
+  """{(matmul, form): [cells]} of a matmul_shapes log's table."""
+  rows = {}
+  for line in log.splitlines():
+    if line.startswith("| ") and not line.startswith("| matmul |"):
+      cells = [cell.strip() for cell in line.strip("|").split("|")]
+      rows[(cells[0], cells[1])] = cells[2:]
+  return rows
+
+
+def _step_ms_at(log, library):
+  return float(re.search(rf"At {re.escape(library)}'s rates: ([\d.]+) ms",
+                         log).group(1))
+
+
+def test_the_matmul_shapes_section_is_the_logged_runs():
+  section = _section("### Measured: bfloat16 and float32 on an Intel Xeon")
+  text = _flat(section)
+  bf16 = _log("matmul_shapes_2026-12-07.txt")
+  fp32 = _log("matmul_shapes_float32_2026-12-07.txt")
+  for log in (bf16, fp32):
+    for line in log.splitlines():
+      if line.startswith(("At ", "matmul peak")):
+        assert line in section.splitlines(), line
+  for line in section.splitlines():
+    if line.startswith("| discriminator"):
+      assert line in bf16.splitlines(), line
+  onednn, xla, torch = (_step_ms_at(bf16, lib)
+                        for lib in ("TF/oneDNN", "TF/XLA", "torch"))
+  assert (f"matmuls take {onednn:.0f} ms on TensorFlow's oneDNN kernels and "
+          f"{torch:.0f} ms on PyTorch's") in text
+  assert f"dots take {xla / onednn:.1f}x as long" in text
+  for log, quoted in ((bf16, "slower at {} of the {} rows"),
+                      (fp32, "({} of {} in float32)")):
+    rows = _matmul_rows(log)
+    slower = sum(float(cells[2]) < float(cells[6]) for cells in rows.values())
+    assert quoted.format(slower, len(rows)) in text
+  rows = _matmul_rows(bf16)
+  for role in ("Q, K, V, attention output [T,H]x[H,H]", "FFN in [T,H]x[H,I]",
+               "FFN out [T,I]x[I,H]"):
+    for column in (2, 4, 6):  # GFLOP/s of TF/oneDNN, TF/XLA, torch
+      rate = {form: float(rows[(f"discriminator {role}", form)][column])
+              for form in ("forward", "input gradient", "weight gradient")}
+      assert min(rate, key=rate.get) == "weight gradient", (role, column)
+  qkv = {form: rows[("discriminator Q, K, V, attention output [T,H]x[H,H]",
+                     form)] for form in ("forward", "weight gradient")}
+  assert (f"{qkv['weight gradient'][2]} GFLOP/s against "
+          f"{qkv['forward'][2]} forward on TensorFlow, "
+          f"{qkv['weight gradient'][6]} against {qkv['forward'][6]} on "
+          "PyTorch") in text
+  share = re.search(r"At TF/oneDNN's rates: .*?([\d.]+)% of", bf16).group(1)
+  assert f"at most {share}% of this run's peak" in text
+  top_torch = max(float(cells[6]) for cells in rows.values())
+  assert f"(up to {top_torch:.0f} GFLOP/s)" in text
+  f32 = [_step_ms_at(fp32, lib) for lib in ("TF/XLA", "TF/oneDNN", "torch")]
+  assert ("runs on XLA's dots: {:.0f} ms per step at this hour, against "
+          "{:.0f} on oneDNN and {:.0f} on PyTorch".format(*f32)) in text
+  for name in ("matmul_shapes_2026-12-07.txt",
+               "matmul_shapes_float32_2026-12-07.txt"):
+    assert f"`benchmarks/logs/{name}`" in text
+  readme = _flat(_read("README.md"))
+  assert ("output in `benchmarks/logs/matmul_shapes_2026-12-07.txt`, a slow "
+          f"hour of the host), the bfloat16 step's matmuls alone take "
+          f"{onednn:.0f} ms on TensorFlow's oneDNN kernels and {torch:.0f} ms "
+          "on PyTorch's") in readme
+  assert f"reach at most {share}% of that run's matmul peak" in readme

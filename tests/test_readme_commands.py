@@ -367,6 +367,7 @@ INLINE_PLAN = {
     "xla_but_matmuls,float32:xla --replacement_sampling=gumbel_max,"
     "inverse_cdf --steps=8": BENCHMARK,
     "python benchmarks/health_overhead.py": BENCHMARK,
+    "python benchmarks/matmul_shapes.py": BENCHMARK,
     "python benchmarks/data_prep_throughput.py --corpus_mb=64": BENCHMARK,
     "python benchmarks/data_prep_throughput.py --input=study_data/corpus/"
     "wordnet.txt --num_processes=1 --repeats=5": BENCHMARK,
