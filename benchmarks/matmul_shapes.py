@@ -28,6 +28,7 @@ See benchmarks/README.md.
 import dataclasses
 import statistics
 import sys
+import time
 
 from absl import app
 from absl import flags
@@ -133,8 +134,10 @@ def step_products(config, batch_size):
 
 
 def step_matmuls(products):
-  """Each forward product with its two gradients, as kernels run them:
-  dx = dy @ w^T ([m, n] x [n, k]) and dw = x^T @ dy ([k, m] x [m, n])."""
+  """Each forward product with the two products of its gradient, as
+  autodiff forms them for a plain matmul: dx = dy @ w^T ([m, n] x [n, k])
+  and dw = x^T @ dy ([k, m] x [m, n]). (Attention's products are listed the
+  same way; the step's graph may pass them other transpose flags.)"""
   matmuls = []
   for p in products:
     matmuls += [
@@ -193,8 +196,11 @@ def _torch_calls(torch, matmul, dtype_name, calls):
 
 
 def measure(matmuls, dtype_name, torch, calls, seconds, rounds):
-  """{kernel shape: {library: median FLOP/s}}, libraries alternating."""
+  """{kernel shape: {library: median FLOP/s}}, libraries alternating; a
+  progress line per shape, with the time left."""
   rates = {}
+  distinct = len({mm.kernel_shape for mm in matmuls})
+  start = time.perf_counter()
   for matmul in matmuls:
     if matmul.kernel_shape in rates:
       continue
@@ -210,7 +216,10 @@ def measure(matmuls, dtype_name, torch, calls, seconds, rounds):
             run, calls * matmul.flops, seconds))
     rates[matmul.kernel_shape] = {library: statistics.median(values)
                                   for library, values in samples.items()}
-    print(f"  timed {matmul.role}, {matmul.form}", flush=True)
+    elapsed = time.perf_counter() - start
+    left = elapsed / len(rates) * (distinct - len(rates))
+    print(f"  timed {len(rates)}/{distinct}: {matmul.role}, {matmul.form}; "
+          f"about {left:.0f} s left", flush=True)
   return rates
 
 
