@@ -223,10 +223,15 @@ def measure(matmuls, dtype_name, torch, calls, seconds, rounds):
   return rates
 
 
+def _ms_per_step(matmul, rates, library):
+  """A product's time per step (ms) at its shape's rate on a library."""
+  return matmul.per_step * matmul.flops / rates[matmul.kernel_shape][
+      library] * 1e3
+
+
 def step_ms(matmuls, rates, library):
   """One step's matmul time (ms) at a library's rates."""
-  return sum(mm.per_step * mm.flops / rates[mm.kernel_shape][library]
-             for mm in matmuls) * 1e3
+  return sum(_ms_per_step(mm, rates, library) for mm in matmuls)
 
 
 def report(matmuls, rates, libraries, peak):
@@ -237,8 +242,8 @@ def report(matmuls, rates, libraries, peak):
   print("|---|---|---|" + "---|---|" * len(libraries))
   for mm in matmuls:
     cells = " | ".join(
-        f"{mm.per_step * mm.flops / rates[mm.kernel_shape][lib] * 1e3:.1f}"
-        f" | {rates[mm.kernel_shape][lib] / 1e9:.0f}" for lib in libraries)
+        f"{_ms_per_step(mm, rates, lib):.1f} | "
+        f"{rates[mm.kernel_shape][lib] / 1e9:.0f}" for lib in libraries)
     print(f"| {mm.role} | {mm.form} | {mm.per_step} | {cells} |")
   flops = step_flops(matmuls)
   print(f"\n{len(matmuls)} products, "
@@ -275,12 +280,11 @@ def main(argv):
         f"TF {tf.__version__}"
         + (f", torch {torch.__version__}" if torch is not None else ""),
         flush=True)
-  peaks = cpu_measurements.matmul_peaks(dtype_name, FLAGS.peak_seconds, torch)
+  before = pretrain_throughput.measure_peaks(torch, [dtype_name])[dtype_name]
   rates = measure(matmuls, dtype_name, torch, FLAGS.calls, FLAGS.seconds,
                   FLAGS.rounds)
-  peaks_after = cpu_measurements.matmul_peaks(dtype_name, FLAGS.peak_seconds,
-                                              torch)
-  best = {name: max(peaks[name], peaks_after[name]) for name in peaks}
+  after = pretrain_throughput.measure_peaks(torch, [dtype_name])[dtype_name]
+  best = {name: max(before[name], after[name]) for name in before}
   print("matmul peak (GFLOP/s, best of squares before and after): "
         + ", ".join(f"{name} {rate / 1e9:.0f}" for name, rate in best.items()))
   report(matmuls, rates, libraries, max(best.values()))
