@@ -12,6 +12,7 @@ from keras import ops
 from electra_tf.modeling import activations
 from electra_tf.modeling import dense
 from electra_tf.modeling import dropout
+from electra_tf.modeling import softmax
 
 # Added to the scores of padding keys; the original's additive mask value.
 MASK_ADDER = -10000.0
@@ -21,7 +22,8 @@ class SelfAttention(keras.layers.Layer):
   """Scaled dot-product attention over N heads with an additive key mask.
 
   Returns the context `[B, L, H]` and the attention probabilities
-  `[B, N, L, L]`. Scores and softmax are computed in float32.
+  `[B, N, L, L]`. Scores and softmax are computed in float32 (in 16-bit
+  compute by `softmax.softmax_written_gradient`).
   """
 
   def __init__(self, config, **kwargs):
@@ -59,7 +61,10 @@ class SelfAttention(keras.layers.Layer):
     scores = ops.cast(scores, "float32") * self.scale
     key_mask = ops.cast(input_mask, "float32")[:, None, None, :]  # [B,1,1,L]
     scores = scores + (1.0 - key_mask) * MASK_ADDER
-    probs = ops.softmax(scores, axis=-1)  # [B, N, L, L]
+    if self.compute_dtype == "float32":
+      probs = ops.softmax(scores, axis=-1)  # [B, N, L, L]
+    else:
+      probs = softmax.softmax_written_gradient(scores)
     dropped = self.dropout(ops.cast(probs, self.compute_dtype),
                            training=training)
     context = ops.matmul(dropped, v)  # [B, N, L, D]

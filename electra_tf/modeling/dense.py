@@ -12,7 +12,7 @@ import keras
 from keras import ops
 import tensorflow as tf
 
-from electra_tf.modeling.column_sums import column_sums
+from electra_tf.modeling.matmul_sums import column_sums
 
 
 @tf.custom_gradient

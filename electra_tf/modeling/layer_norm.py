@@ -1,11 +1,12 @@
-"""`keras.layers.LayerNormalization` (last axis); in 16-bit compute, with a
-hand-written gradient.
+"""`keras.layers.LayerNormalization` (last axis); in 16-bit compute, with its
+moments and its gradient written out.
 
-In float32 it is Keras' layer. For bfloat16 or float16 inputs the forward
-pass gives Keras' values bit for bit (float32 inside, the compute dtype
-out; see `_forward`) and the backward pass is the closed form, for
-normalised `x_hat = (x - mean) * r`, `r = 1 / sqrt(var + eps)`, and
-`g = dy * gamma`:
+In float32 it is Keras' layer. For bfloat16 or float16 inputs it computes
+Keras' formula in float32 (then the compute dtype; see `_forward`), with
+the row means taken by `row_means` (matmuls with ones, at memory speed
+under XLA on CPUs; the values differ from Keras' by float32 rounding), and
+its backward pass is the closed form, for normalised
+`x_hat = (x - mean) * r`, `r = 1 / sqrt(var + eps)`, and `g = dy * gamma`:
 
   dx     = r * (g - mean(g) - x_hat * mean(g * x_hat))   (over the last axis)
   dgamma = column_sums(dy * x_hat),  dbeta = column_sums(dy)
@@ -20,7 +21,8 @@ import keras
 from keras import ops
 import tensorflow as tf
 
-from electra_tf.modeling.column_sums import column_sums
+from electra_tf.modeling.matmul_sums import column_sums
+from electra_tf.modeling.matmul_sums import row_means
 
 
 def normalize(epsilon):
@@ -34,15 +36,13 @@ def normalize(epsilon):
       # float32 cast of x would otherwise be merged with this one by the
       # graph optimizer and kept, in float32, until the backward pass.
       minus_x32 = tf.cast(-x, tf.float32)
-      minus_centered = minus_x32 - tf.reduce_mean(minus_x32, -1,
-                                                  keepdims=True)
-      inv_std = tf.math.rsqrt(tf.reduce_mean(
-          tf.square(minus_centered), -1, keepdims=True) + epsilon)
+      minus_centered = minus_x32 - row_means(minus_x32)
+      inv_std = tf.math.rsqrt(row_means(tf.square(minus_centered)) +
+                              epsilon)
       x_hat = -minus_centered * inv_std  # [..., C]
       dy = tf.cast(upstream, tf.float32)
       g = dy * gamma
-      dx = inv_std * (g - tf.reduce_mean(g, -1, keepdims=True) - x_hat *
-                      tf.reduce_mean(g * x_hat, -1, keepdims=True))
+      dx = inv_std * (g - row_means(g) - x_hat * row_means(g * x_hat))
       inputs = (tf.cast(dx, x.dtype), column_sums(dy * x_hat),
                 column_sums(dy))
       # Eager tapes may also list gamma and beta as variables read here;
@@ -56,12 +56,14 @@ def normalize(epsilon):
 
 def _forward(x, gamma, beta, epsilon):
   """Keras' `layer_normalization` (last axis) in the same float32 ops and
-  order, so equal to it bit for bit, with its offset `-mean * inv + beta`
-  written as `beta - mean * inv`: an add of an add is what grappler's
-  arithmetic optimizer regroups into new nodes, which fall outside the XLA
-  clusters of the XLA-but-matmuls step (two kernels per layer norm)."""
+  order but for the moments' sums (`row_means`), with its offset
+  `-mean * inv + beta` written as `beta - mean * inv`: an add of an add is
+  what grappler's arithmetic optimizer regroups into new nodes, which fall
+  outside the XLA clusters of the XLA-but-matmuls step (two kernels per
+  layer norm)."""
   x32 = tf.cast(x, tf.float32)
-  mean, variance = ops.moments(x32, axes=[-1], keepdims=True)  # [..., 1]
+  mean = row_means(x32)  # [..., 1]
+  variance = row_means(tf.square(x32 - mean))  # Keras' moments' formula
   inv = tf.math.rsqrt(variance + epsilon) * tf.cast(gamma, tf.float32)
   offset = tf.cast(beta, tf.float32) - mean * inv  # [..., C]
   return tf.cast(x32 * inv + offset, x.dtype)

@@ -12,8 +12,11 @@ shapes) and leaves everything else, matmuls first, to TensorFlow's kernels
 
 import tensorflow as tf
 
+from electra_tf.modeling import matmul_sums
+
 # Element-wise ops, reductions, softmaxes and shape ops: what XLA fuses
-# well. Not here, so left to TensorFlow: MatMul, BatchMatMulV2, variable
+# well. Not here, so left to TensorFlow: MatMul (but `matmul_sums.row_sums`'
+# sums, which XLA computes from their fused inputs), BatchMatMulV2, variable
 # reads and writes, gathers and scatters (embedding lookups, their
 # gradients), and anything else.
 FUSED_OPS = frozenset("""
@@ -30,7 +33,9 @@ FUSED_OPS = frozenset("""
 
 
 def _fused(node_def):
-  return node_def.op in FUSED_OPS
+  return node_def.op in FUSED_OPS or (
+      node_def.op == "MatMul" and
+      node_def.name.rsplit("/", 1)[-1].startswith(matmul_sums.ROW_SUMS))
 
 
 def all_but_matmuls(fn):

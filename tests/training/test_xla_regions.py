@@ -5,6 +5,9 @@ import numpy as np
 import tensorflow as tf
 
 from electra_tf.checkpoints import tf1_names
+from electra_tf.modeling import dense
+from electra_tf.modeling import layer_norm
+from electra_tf.modeling import softmax
 from electra_tf.pretraining import train_loop
 from electra_tf.training import xla_regions
 from tests.training.conftest import ONE_LAYER
@@ -64,3 +67,32 @@ def test_the_training_loop_runs_it_as_the_plain_graph(shards, tmp_path):
   for name in a:
     np.testing.assert_allclose(b[name], a[name], rtol=0, atol=1e-5,
                                err_msg=name)
+
+
+def test_row_sums_are_compiled_with_the_element_wise_work():
+  """In 16-bit compute LayerNorm's and softmax's row sums are matmuls that
+  XLA compiles, forward and backward; other matmuls stay TensorFlow's."""
+  layer = dense.Dense(8, dtype="mixed_bfloat16")
+  norm = layer_norm.LayerNorm(epsilon=1e-12, dtype="mixed_bfloat16")
+  x = tf.cast(tf.random.stateless_normal([2, 3, 8], [1, 2]), tf.bfloat16)
+
+  def step(a):
+    with tf.GradientTape() as tape:
+      tape.watch(a)
+      y = norm(layer(a))
+      y = softmax.softmax_written_gradient(tf.cast(y, tf.float32))
+    return tape.gradient(y, [a] + layer.trainable_weights)
+
+  function = tf.function(xla_regions.all_but_matmuls(step))
+  definition = function.get_concrete_function(x).graph.as_graph_def()
+  nodes = list(definition.node)
+  for library_function in definition.library.function:
+    nodes += list(library_function.node_def)
+  marks = {node.name: node.attr["_XlaCompile"].b for node in nodes
+           if node.op == "MatMul"}
+  row_sums = {name for name in marks if "row_sums" in name}
+  # LayerNorm: 2 forward, 4 backward; softmax: 1 forward, 1 backward.
+  assert len(row_sums) == 8
+  assert all(marks[name] for name in row_sums)
+  assert not any(marks[name] for name in set(marks) - row_sums)
+  assert len(marks) > len(row_sums)
