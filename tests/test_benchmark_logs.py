@@ -957,3 +957,40 @@ def test_the_matmul_shapes_section_is_the_logged_runs():
           f"{onednn:.0f} ms on TensorFlow's oneDNN kernels and {torch:.0f} ms "
           "on PyTorch's") in readme
   assert f"reach at most {share}% of that run's matmul peak" in readme
+
+
+def test_the_row_sums_run_is_quoted_as_logged():
+  name = "pretrain_throughput_row_sums_2026-12-07.txt"
+  section = _section("### Measured: row sums as matmuls, on an Intel Xeon")
+  text, readme = _flat(section), _flat(_read("README.md"))
+  log = _log(name)
+  assert _background_cores(log) <= 0.05
+  assert f"used {_background_cores(log)} cores while steps" in text
+  for line in _result_lines(log):
+    assert line in section.splitlines(), line
+  assert f"`benchmarks/logs/{name}`" in text and f"`benchmarks/logs/{name}`" \
+      in readme
+  rows = _table_rows(log)
+  best, f32 = ("mixed_bfloat16", FUSED + CDF), ("float32", XLA + CDF)
+  ours = [float(_seconds(rows, k)) for k in rows if k[1] != "eager"]
+  assert float(_seconds(rows, best)) == min(ours)
+  bf16, fp32 = _ratios(rows[best]), _ratios(rows[f32])
+  mfu = rows[best][6].split()[0]
+  gflops = rows[best][5]
+  onednn, torch = _peaks(log, "bfloat16")[1:]
+  assert (f"fastest step, {_seconds(rows, best)} s, {bf16[0]} PyTorch's "
+          f"eager bfloat16 step by the median ({bf16[1]} by the minimum), at "
+          f"{mfu} of torch's bfloat16 matmul peak and "
+          f"{round(100 * float(gflops) / float(onednn))}% of TensorFlow's "
+          f"oneDNN peak ({gflops} of {onednn} GFLOP/s)") in text
+  assert f"oneDNN bfloat16 peak {onednn} GFLOP/s, torch's {torch}" in text
+  assert (f"XLA, whose code did not change: {_seconds(rows, f32)} s, "
+          f"{fp32[0]} ({fp32[1]} by the minimum)") in text
+  torch_f32 = rows[("float32", "eager")][3].replace("(", "").replace(")", "")
+  assert "spread from {1} s to a median of {0} s".format(
+      *torch_f32.split()) in text
+  torch_bf16 = _seconds(rows, ("mixed_bfloat16", "eager"))
+  assert (f"measured {fp32[0]} in float32 ({_seconds(rows, f32)} s/step) and "
+          f"{bf16[0]} in bfloat16 ({_seconds(rows, best)} s/step against "
+          f"PyTorch's {torch_bf16}; {bf16[1]} by the minimum), {mfu} of the "
+          "bfloat16 matmul peak") in readme
