@@ -34,7 +34,7 @@ def column_sums(t):
 
 def row_sums(t):
   """`t` `[..., C]` summed over its last axis, kept: `[..., 1]`."""
-  columns = t.shape[-1]
+  columns = _last_dimension(t)
   rows = tf.reshape(t, [-1, columns])  # [N, C]
   sums = tf.matmul(rows, tf.ones([columns, 1], t.dtype),
                    name=ROW_SUMS)  # [N, 1]
@@ -43,4 +43,11 @@ def row_sums(t):
 
 def row_means(t):
   """`t` `[..., C]` averaged over its last axis, kept: `[..., 1]`."""
-  return row_sums(t) / t.shape[-1]
+  return row_sums(t) / tf.cast(_last_dimension(t), t.dtype)
+
+
+def _last_dimension(t):
+  """C of `t` `[..., C]`: static where known, else a scalar tensor."""
+  if t.shape[-1] is not None:
+    return t.shape[-1]
+  return tf.shape(t)[-1]

@@ -96,6 +96,11 @@ def test_row_sums_and_means_are_over_the_last_axis_kept():
   unknown_batch = tf.function(row_means).get_concrete_function(
       tf.TensorSpec([None, None, 5])).structured_outputs
   assert unknown_batch.shape.as_list() == [None, None, 1]
+  # Unknown lengths too (softmax over keys of any length).
+  unknown = tf.function(row_means, input_signature=[
+      tf.TensorSpec([None, None, None])])
+  np.testing.assert_allclose(unknown(t).numpy(), row_means(t).numpy(),
+                             atol=1e-6)
 
 
 @pytest.mark.parametrize("mode", ["eager", "graph", "xla"])
@@ -122,6 +127,14 @@ def test_softmax_and_its_gradient_equal_tf_softmax(mode):
   np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6, atol=1e-7)
   np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-5, atol=1e-5)
   assert ours[0][0, 0, 0, 3] == 0.0 and ours[0][1, 2, 3, 5] == 1.0
+
+
+def test_softmax_of_unknown_length():
+  scores = _x([2, 3, 7])
+  ours = tf.function(softmax.softmax_written_gradient, input_signature=[
+      tf.TensorSpec([None, None, None])])(scores)
+  np.testing.assert_allclose(ours.numpy(), tf.nn.softmax(scores).numpy(),
+                             rtol=1e-6, atol=1e-7)
 
 
 def test_softmax_gradient_shares_no_op_with_the_forward():
