@@ -53,7 +53,9 @@ def count_words(lines, do_lower_case=True):
 
 def learn_wordpiece_vocab(word_counts, vocab_size,
                           min_count=DEFAULT_MIN_COUNT):
-  """A WordPiece vocab (list of tokens) of at most `vocab_size` entries.
+  """A WordPiece vocab (list of tokens) of at most `vocab_size` entries,
+  or of the reserved tokens and the corpus' single characters alone where
+  those are more.
 
   Raises:
     DataError: if there are no words or `vocab_size` cannot hold the
@@ -67,10 +69,21 @@ def learn_wordpiece_vocab(word_counts, vocab_size,
         f"{len(BERT_RESERVED_TOKENS)} reserved tokens")
   # A fixed order of the input keeps the learner's output order-independent.
   ordered = sorted(word_counts.items(), key=lambda item: (-item[1], item[0]))
-  return wordpiece_learner.learn(
+  tokens = wordpiece_learner.learn(
       ordered, vocab_size, list(BERT_RESERVED_TOKENS),
       lower_thresh=min_count, max_token_length=MAX_WORD_CHARS,
       joiner=wordpiece.CONTINUATION_PREFIX)
+  # The learner's search for a count threshold can stop a few tokens above
+  # the target. Its list ends with the rarest pieces: those are dropped, but
+  # never the reserved block or a single character.
+  keep = 1 + max(i for i, token in enumerate(tokens)
+                 if i < len(BERT_RESERVED_TOKENS) or _is_character(token))
+  return tokens[:max(vocab_size, keep)]
+
+
+def _is_character(token):
+  prefix = wordpiece.CONTINUATION_PREFIX
+  return len(token[len(prefix):] if token.startswith(prefix) else token) == 1
 
 
 def check_output_path(path, overwrite):

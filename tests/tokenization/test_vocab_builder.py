@@ -1,9 +1,13 @@
-"""Learned vocabs work with our tokenizers and are deterministic."""
+"""Learned vocabs work with our tokenizers, are deterministic and no larger
+than asked (but for the reserved tokens and single characters)."""
 
+import collections
 import random
 
 import pytest
 import tensorflow as tf
+from tensorflow_text.tools.wordpiece_vocab import (
+    wordpiece_tokenizer_learner_lib as wordpiece_learner)
 
 from electra_tf import errors
 from electra_tf import tokenization
@@ -57,6 +61,37 @@ def test_wordpiece_learning_is_order_independent():
   assert vocab_learning.learn_wordpiece_vocab(
       counts, 150, min_count=2) == vocab_learning.learn_wordpiece_vocab(
           reordered, 150, min_count=2)
+
+
+def _random_word_counts(seed, words):
+  """Counts of `words` random words over ten letters (reproducible)."""
+  rng = random.Random(seed)
+  counts = collections.Counter()
+  for _ in range(words):
+    word = "".join(rng.choice("abcdefghij") for _ in range(rng.randint(1, 7)))
+    counts[word] += rng.randint(1, 40)
+  return counts
+
+
+def test_wordpiece_vocab_is_never_larger_than_asked():
+  # The learner's own search stops at 304 tokens for a target of 298 here;
+  # the rarest pieces, at the end of its list, are dropped.
+  counts = _random_word_counts(2, 1000)
+  untrimmed = wordpiece_learner.learn(
+      sorted(counts.items(), key=lambda item: (-item[1], item[0])), 298,
+      list(vocab_learning.BERT_RESERVED_TOKENS), lower_thresh=2,
+      max_token_length=vocab_learning.MAX_WORD_CHARS, joiner="##")
+  assert len(untrimmed) == 304
+  vocab = vocab_learning.learn_wordpiece_vocab(counts, 298, min_count=2)
+  assert vocab == untrimmed[:298]
+  for letter in "abcdefghij":
+    assert letter in vocab and "##" + letter in vocab
+  # 104 reserved tokens and 20 characters: all kept where 120 are asked.
+  small = vocab_learning.learn_wordpiece_vocab(counts, 120, min_count=2)
+  assert small[:104] == vocab_learning.BERT_RESERVED_TOKENS
+  assert sorted(small[104:]) == sorted(
+      [letter for letter in "abcdefghij"] +
+      ["##" + letter for letter in "abcdefghij"])
 
 
 def test_wordpiece_errors():
