@@ -17,14 +17,19 @@ from tests.training.test_golden_step import golden_step
 from tests.training.test_loop import final_weights
 
 
-def _marked(graph):
-  """{op type: set of its _XlaCompile marks} over `graph` and its functions."""
-  marks = {}
+def _nodes(graph):
+  """Every NodeDef of `graph` and of the functions in its library."""
   definition = graph.as_graph_def()
   nodes = list(definition.node)
   for function in definition.library.function:
     nodes += list(function.node_def)
-  for node in nodes:
+  return nodes
+
+
+def _marked(graph):
+  """{op type: set of its _XlaCompile marks} over `graph` and its functions."""
+  marks = {}
+  for node in _nodes(graph):
     mark = node.attr["_XlaCompile"].b if "_XlaCompile" in node.attr else None
     marks.setdefault(node.op, set()).add(mark)
   return marks
@@ -84,11 +89,8 @@ def test_row_sums_are_compiled_with_the_element_wise_work():
     return tape.gradient(y, [a] + layer.trainable_weights)
 
   function = tf.function(xla_regions.all_but_matmuls(step))
-  definition = function.get_concrete_function(x).graph.as_graph_def()
-  nodes = list(definition.node)
-  for library_function in definition.library.function:
-    nodes += list(library_function.node_def)
-  marks = {node.name: node.attr["_XlaCompile"].b for node in nodes
+  marks = {node.name: node.attr["_XlaCompile"].b
+           for node in _nodes(function.get_concrete_function(x).graph)
            if node.op == "MatMul"}
   row_sums = {name for name in marks if "row_sums" in name}
   # LayerNorm: 2 forward, 4 backward; softmax: 1 forward, 1 backward.
