@@ -959,9 +959,12 @@ def test_the_matmul_shapes_section_is_the_logged_runs():
   assert f"reach at most {share}% of that run's matmul peak" in readme
 
 
-def test_the_row_sums_run_is_quoted_as_logged():
-  name = "pretrain_throughput_row_sums_2026-12-07.txt"
-  section = _section("### Measured: row sums as matmuls, on an Intel Xeon")
+def _checked_row_sums_run(name, heading):
+  """A row-sums throughput log and its benchmarks/README section: an idle
+  run, every result line quoted, the log named in both READMEs, bfloat16
+  with XLA but matmuls the fastest of our steps. Returns the section and
+  README flattened, the log, and its table rows."""
+  section = _section(heading)
   text, readme = _flat(section), _flat(_read("README.md"))
   log = _log(name)
   assert _background_cores(log) <= 0.05
@@ -971,9 +974,16 @@ def test_the_row_sums_run_is_quoted_as_logged():
   assert f"`benchmarks/logs/{name}`" in text and f"`benchmarks/logs/{name}`" \
       in readme
   rows = _table_rows(log)
-  best, f32 = ("mixed_bfloat16", FUSED + CDF), ("float32", XLA + CDF)
   ours = [float(_seconds(rows, k)) for k in rows if k[1] != "eager"]
-  assert float(_seconds(rows, best)) == min(ours)
+  assert float(_seconds(rows, ("mixed_bfloat16", FUSED + CDF))) == min(ours)
+  return text, readme, log, rows
+
+
+def test_the_row_sums_run_is_quoted_as_logged():
+  text, readme, log, rows = _checked_row_sums_run(
+      "pretrain_throughput_row_sums_2026-12-07.txt",
+      "### Measured: row sums as matmuls, on an Intel Xeon")
+  best, f32 = ("mixed_bfloat16", FUSED + CDF), ("float32", XLA + CDF)
   bf16, fp32 = _ratios(rows[best]), _ratios(rows[f32])
   mfu = rows[best][6].split()[0]
   gflops = rows[best][5]
@@ -997,22 +1007,12 @@ def test_the_row_sums_run_is_quoted_as_logged():
 
 
 def test_the_slow_hour_row_sums_run_is_quoted_as_logged():
-  name = "pretrain_throughput_row_sums_slow_hour_2026-12-08.txt"
   fast = _table_rows(_log("pretrain_throughput_row_sums_2026-12-07.txt"))
-  section = _section("### Measured: row sums as matmuls again, at a slow hour")
-  text, readme = _flat(section), _flat(_read("README.md"))
-  log = _log(name)
-  assert _background_cores(log) <= 0.05
-  assert f"used {_background_cores(log)} cores while steps" in text
-  for line in _result_lines(log):
-    assert line in section.splitlines(), line
-  assert f"`benchmarks/logs/{name}`" in text and f"`benchmarks/logs/{name}`" \
-      in readme
-  rows = _table_rows(log)
+  text, readme, log, rows = _checked_row_sums_run(
+      "pretrain_throughput_row_sums_slow_hour_2026-12-08.txt",
+      "### Measured: row sums as matmuls again, at a slow hour")
   best, f32 = ("mixed_bfloat16", FUSED + CDF), ("float32", XLA + CDF)
   torch_bf16 = ("mixed_bfloat16", "eager")
-  ours = [float(_seconds(rows, k)) for k in rows if k[1] != "eager"]
-  assert float(_seconds(rows, best)) == min(ours)
   bf16, fp32 = _ratios(rows[best]), _ratios(rows[f32])
   # "1.5x ahead" holds for both precisions, by the median and the minimum.
   assert min(float(r.rstrip("x")) for r in bf16 + fp32) >= 1.5
