@@ -1029,6 +1029,10 @@ def test_the_slow_hour_row_sums_run_is_quoted_as_logged():
           f"{_seconds(rows, torch_bf16)} s") in text
   assert (f"the {_ratios(fast[best])[0]} and {_ratios(fast[f32])[0]} there "
           "are a fast hour's leads") in text
+  fast_torch_f32 = fast[("float32", "eager")][3].split()[1].strip("()")
+  assert (f"float32's did not at the fast hour ({_ratios(fast[f32])[1]} "
+          f"there, against PyTorch's fastest step, {fast_torch_f32} s)"
+          ) in text and float(_ratios(fast[f32])[1].rstrip("x")) < 1.5
   assert (f"measured {fp32[0]} in float32 and {bf16[0]} in bfloat16 "
           f"({_seconds(rows, best)} s/step; {bf16[1]} by the minimum), {mfu} "
           "of the peak") in readme
