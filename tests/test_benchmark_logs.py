@@ -412,6 +412,9 @@ SAMPLERS_SECTION = ("### Measured: inverse-CDF sampling, both precisions on "
                     "an AMD EPYC")
 SAMPLERS_LOG = "pretrain_throughput_samplers_amd_2026-12-07.txt"
 CDF = ", inverse_cdf sampling"
+# The rows the inverse-CDF runs quote: bfloat16's fastest step, float32's.
+BF16_FUSED_CDF = ("mixed_bfloat16", FUSED + CDF)
+F32_XLA_CDF = ("float32", XLA + CDF)
 
 
 def test_the_samplers_throughput_is_the_logged_one():
@@ -433,23 +436,23 @@ def test_the_samplers_throughput_is_the_logged_one():
             f"({1 - cdf / gumbel:.1%} less)") in flat, (words, cdf, gumbel)
   assert (f"did not move ({seconds[('float32', FUSED + CDF)]:.3f} against "
           f"{seconds[('float32', FUSED)]:.3f} s)") in flat
-  best = rows[("mixed_bfloat16", FUSED + CDF)]
+  best = rows[BF16_FUSED_CDF]
   assert min(seconds[k] for k in seconds if k[0] == "mixed_bfloat16") == (
-      seconds[("mixed_bfloat16", FUSED + CDF)])
+      seconds[BF16_FUSED_CDF])
   assert (f"{best[7].split()[0]} PyTorch's eager bfloat16 step by the median "
           f"({best[7].split()[1].strip('()')} by the minimum") in flat
   assert f"at {best[6].split()[0]} of the bfloat16 matmul peak" in flat
-  f32 = rows[("float32", XLA + CDF)][7]
+  f32 = rows[F32_XLA_CDF][7]
   assert (f"XLA with inverse-CDF sampling is {f32.split()[0]} "
           f"({f32.split()[1].strip('()')})") in flat
   assert f"`benchmarks/logs/{SAMPLERS_LOG}`" in flat
-  bf16 = rows[("mixed_bfloat16", FUSED + CDF)][7].split()
-  assert (f"made that step {seconds[('mixed_bfloat16', FUSED + CDF)]:.3f} s "
+  bf16 = rows[BF16_FUSED_CDF][7].split()
+  assert (f"made that step {seconds[BF16_FUSED_CDF]:.3f} s "
           f"against {seconds[('mixed_bfloat16', FUSED)]:.3f} s in one run on "
           f"the AMD EPYC (2026-12-07), {bf16[0]} PyTorch's eager bfloat16 "
           f"step of the same run by the median and {bf16[1].strip('()')} by "
           "the minimum") in _flat(_read("README.md"))
-  assert (f"float32 with XLA took {seconds[('float32', XLA + CDF)]:.3f} s, "
+  assert (f"float32 with XLA took {seconds[F32_XLA_CDF]:.3f} s, "
           f"{f32.split()[0]}") in _flat(_read("README.md"))
 
 
@@ -717,6 +720,11 @@ def _seconds(rows, key):
   return rows[key][3].split()[0]
 
 
+def _minimum_seconds(rows, key):
+  """A `_table_rows` row's minimum s/step, as printed."""
+  return rows[key][3].split()[1].strip("()")
+
+
 def test_the_kernel_table_and_its_prose_are_the_logged_ones():
   name = "step_kernels_amd_2026-12-07.txt"
   section = _section(KERNELS_SECTION)
@@ -756,8 +764,7 @@ def test_the_xeon_samplers_runs_are_quoted_as_logged():
     for line in lines:
       assert line in section.splitlines(), line
     assert f"`benchmarks/logs/{name}`" in text
-  best = ("mixed_bfloat16", FUSED + CDF)
-  f32 = ("float32", XLA + CDF)
+  best, f32 = BF16_FUSED_CDF, F32_XLA_CDF
   ratios = lambda rows, key: [r.strip("()") for r in rows[key][7].split()]
   eager = lambda rows, precision: rows[(precision, "eager")][3].split()
   for rows in (before, after):
@@ -867,7 +874,7 @@ def test_the_loss_change_runs_are_quoted_as_logged():
       assert line in section.splitlines(), line
     assert f"`benchmarks/logs/{name}`" in text
   small, base = (_table_rows(_log(name)) for name in names)
-  best, f32 = ("mixed_bfloat16", FUSED + CDF), ("float32", XLA + CDF)
+  best, f32 = BF16_FUSED_CDF, F32_XLA_CDF
   ours = [float(_seconds(small, k)) for k in small if k[1] != "eager"]
   assert float(_seconds(small, best)) == min(ours)
   bf16, fp32 = _ratios(small[best]), _ratios(small[f32])
@@ -975,7 +982,7 @@ def _checked_row_sums_run(name, heading):
       in readme
   rows = _table_rows(log)
   ours = [float(_seconds(rows, k)) for k in rows if k[1] != "eager"]
-  assert float(_seconds(rows, ("mixed_bfloat16", FUSED + CDF))) == min(ours)
+  assert float(_seconds(rows, BF16_FUSED_CDF)) == min(ours)
   return text, readme, log, rows
 
 
@@ -983,7 +990,7 @@ def test_the_row_sums_run_is_quoted_as_logged():
   text, readme, log, rows = _checked_row_sums_run(
       "pretrain_throughput_row_sums_2026-12-07.txt",
       "### Measured: row sums as matmuls, on an Intel Xeon")
-  best, f32 = ("mixed_bfloat16", FUSED + CDF), ("float32", XLA + CDF)
+  best, f32 = BF16_FUSED_CDF, F32_XLA_CDF
   bf16, fp32 = _ratios(rows[best]), _ratios(rows[f32])
   mfu = rows[best][6].split()[0]
   gflops = rows[best][5]
@@ -996,9 +1003,9 @@ def test_the_row_sums_run_is_quoted_as_logged():
   assert f"oneDNN bfloat16 peak {onednn} GFLOP/s, torch's {torch}" in text
   assert (f"XLA, whose code did not change: {_seconds(rows, f32)} s, "
           f"{fp32[0]} ({fp32[1]} by the minimum)") in text
-  torch_f32 = rows[("float32", "eager")][3].replace("(", "").replace(")", "")
-  assert "spread from {1} s to a median of {0} s".format(
-      *torch_f32.split()) in text
+  torch_f32 = ("float32", "eager")
+  assert (f"spread from {_minimum_seconds(rows, torch_f32)} s to a median of "
+          f"{_seconds(rows, torch_f32)} s") in text
   torch_bf16 = _seconds(rows, ("mixed_bfloat16", "eager"))
   assert (f"measured {fp32[0]} in float32 ({_seconds(rows, f32)} s/step) and "
           f"{bf16[0]} in bfloat16 ({_seconds(rows, best)} s/step against "
@@ -1011,7 +1018,7 @@ def test_the_slow_hour_row_sums_run_is_quoted_as_logged():
   text, readme, log, rows = _checked_row_sums_run(
       "pretrain_throughput_row_sums_slow_hour_2026-12-08.txt",
       "### Measured: row sums as matmuls again, at a slow hour")
-  best, f32 = ("mixed_bfloat16", FUSED + CDF), ("float32", XLA + CDF)
+  best, f32 = BF16_FUSED_CDF, F32_XLA_CDF
   torch_bf16 = ("mixed_bfloat16", "eager")
   bf16, fp32 = _ratios(rows[best]), _ratios(rows[f32])
   # "1.5x ahead" holds for both precisions, by the median and the minimum.
@@ -1029,9 +1036,9 @@ def test_the_slow_hour_row_sums_run_is_quoted_as_logged():
           f"{_seconds(rows, torch_bf16)} s") in text
   assert (f"the {_ratios(fast[best])[0]} and {_ratios(fast[f32])[0]} there "
           "are a fast hour's leads") in text
-  fast_torch_f32 = fast[("float32", "eager")][3].split()[1].strip("()")
+  fastest_torch_f32 = _minimum_seconds(fast, ("float32", "eager"))
   assert (f"float32's did not at the fast hour ({_ratios(fast[f32])[1]} "
-          f"there, against PyTorch's fastest step, {fast_torch_f32} s)"
+          f"there, against PyTorch's fastest step, {fastest_torch_f32} s)"
           ) in text and float(_ratios(fast[f32])[1].rstrip("x")) < 1.5
   assert (f"measured {fp32[0]} in float32 and {bf16[0]} in bfloat16 "
           f"({_seconds(rows, best)} s/step; {bf16[1]} by the minimum), {mfu} "

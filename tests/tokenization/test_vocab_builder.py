@@ -90,7 +90,7 @@ def test_wordpiece_vocab_is_never_larger_than_asked():
   small = vocab_learning.learn_wordpiece_vocab(counts, 120, min_count=2)
   assert small[:104] == vocab_learning.BERT_RESERVED_TOKENS
   assert sorted(small[104:]) == sorted(
-      [letter for letter in "abcdefghij"] +
+      list("abcdefghij") +
       ["##" + letter for letter in "abcdefghij"])
 
 
